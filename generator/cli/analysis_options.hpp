@@ -1,0 +1,37 @@
+#pragma once
+// The analysis options shared by `modes`, `generate`, `reference` and `validate` (DESIGN.md).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fem/material.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace mesh2dsp {
+
+struct AnalysisOptions {
+  std::string input;  // mesh file or .modal.json
+  std::string material_name = "steel";
+  MaterialOverrides material_overrides;
+  double scale = 1.0;
+  int modes = 50;
+  double fmin_hz = 20, fmax_hz = 20000;
+  int element_order = 2;
+  std::optional<double> max_tet_volume_m3;
+  std::vector<std::string> fix;
+  std::string excite = "auto:8";
+  std::vector<std::string> listeners;
+  std::string normalize = "physical";
+  std::string name;
+};
+
+// Adds the shared options to a subcommand (the positional MESH included).
+void add_analysis_options(CLI::App& command, AnalysisOptions& options);
+
+// The material from --material and the overrides, validated.
+Material resolve_material(const AnalysisOptions& options);
+
+}  // namespace mesh2dsp

@@ -1,0 +1,76 @@
+#pragma once
+// The modal model: the single hand-off between analysis and emission (DESIGN.md,
+// "The modal model", format version 1). SI units, frequencies in Hz.
+#include <Eigen/Core>
+#include <array>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "fem/material.hpp"
+
+namespace mesh2dsp {
+
+struct ModalMode {
+  double frequency_hz = 0;   // undamped natural frequency ω/2π
+  double damping_ratio = 0;  // ξ
+  double t60_s = 0;          // ln(1000)/(ξω); infinite when undamped (stored as null)
+  double eigenvalue = 0;     // λ = ω² (rad²/s²) of K φ = λ M φ; kept for exact re-tuning
+};
+
+struct ModalExcitation {
+  int vertex = -1;                  // surface vertex index in the tet mesh
+  Eigen::Vector3d position = Eigen::Vector3d::Zero();
+  Eigen::Vector3d direction = Eigen::Vector3d::Zero();  // unit strike direction
+  std::vector<double> gains;        // per mode: φₙ(x)·d
+};
+
+struct ModalListener {
+  Eigen::Vector3d position = Eigen::Vector3d::Zero();
+  std::vector<double> gains;  // per mode: radiated pressure per unit modal velocity
+};
+
+struct ModalMeshInfo {
+  std::string source;       // the mesh file as given on the command line
+  int vertices = 0;         // tet-mesh nodes (corner vertices)
+  int tetrahedra = 0;
+  int element_order = 2;
+  double scale = 1.0;       // --scale applied to the source coordinates
+};
+
+struct ModalAnalysisInfo {
+  double fmin_hz = 20, fmax_hz = 20000;
+  int requested_modes = 0;
+  std::vector<std::string> fixed;  // --fix predicates
+  std::string normalization = "physical";  // "physical" or "per-point"
+};
+
+struct ModalModel {
+  std::string name;
+  ModalMeshInfo mesh;
+  Material material;
+  ModalAnalysisInfo analysis;
+  std::vector<ModalMode> modes;  // ascending frequency, rigid-body modes excluded
+  std::vector<ModalExcitation> excitations;
+  std::vector<ModalListener> listeners;
+  // Triangles over the excitation points (indices into `excitations`), for barycentric gain
+  // interpolation of a moving contact (seed 003 §2.3). Optional; empty when not computed.
+  std::vector<std::array<int, 3>> excitation_triangles;
+};
+
+// Recomputes ξ and T60 of every mode from the material's Rayleigh pair and the eigenvalues.
+// Drops overdamped modes (ξ ≥ 1) and returns how many were dropped.
+int apply_rayleigh_damping(ModalModel& model);
+
+// Exact re-tuning to a new material without re-solving: at fixed ν, λ ∝ E/ρ and the
+// mass-normalised shapes scale by 1/√ρ (φᵀMφ = 1 with M ∝ ρ). Throws mesh2dsp::Error when ν
+// changes (that needs a re-solve). Damping is recomputed from the new Rayleigh pair.
+void retune_material(ModalModel& model, const Material& new_material);
+
+// JSON (de)serialisation; read throws mesh2dsp::Error on anything malformed, naming the field.
+std::string modal_model_to_json(const ModalModel& model);
+ModalModel modal_model_from_json(const std::string& text, const std::string& origin = "model");
+ModalModel read_modal_model(const std::filesystem::path& path);
+void write_modal_model(const std::filesystem::path& path, const ModalModel& model);
+
+}  // namespace mesh2dsp
