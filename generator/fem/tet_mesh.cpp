@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <tetgen.h>
 
+#include <Eigen/Geometry>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
