@@ -12,6 +12,7 @@ struct EigenSolution {
   Eigen::VectorXd eigenvalues;  // ascending, λ = ω²
   Eigen::MatrixXd vectors;      // columns M-orthonormal: φᵀMφ = I
   int factorizations = 0;
+  double factorization_s = 0;
   int operations = 0;  // solves with the factor (Lanczos steps)
 };
 

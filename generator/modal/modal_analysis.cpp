@@ -47,6 +47,7 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
     t.start("eigen solve");
     solution = solve_lowest_modes(fem.stiffness, fem.mass, options);
     t.stop();
+    t.split_last("factorization", solution.factorization_s);
     const double highest_hz = std::sqrt(std::max(0.0, solution.eigenvalues.maxCoeff())) / (2 * M_PI);
     int in_band = 0;
     for (double lambda : solution.eigenvalues) {
