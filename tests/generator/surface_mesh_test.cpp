@@ -230,6 +230,25 @@ TEST(SurfaceMesh, InvertedCubeIsFlippedWithNotice) {
   EXPECT_EQ(m.faces, faces);
 }
 
+TEST(SurfaceMesh, CavitiesFaceInwardsButStrayInvertedShellsAreErrors) {
+  auto hollow = read_surface_mesh(kData / "hollow_cube.obj");
+  testing::internal::CaptureStderr();
+  check_and_orient_surface(hollow);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_NEAR(signed_volume(hollow), 1.0 - 0.125, 1e-12);
+
+  auto inverted = read_surface_mesh(kData / "inverted_hollow_cube.obj");
+  testing::internal::CaptureStderr();
+  check_and_orient_surface(inverted);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("inside out"), std::string::npos);
+  EXPECT_NEAR(signed_volume(inverted), 1.0 - 0.125, 1e-12);
+  EXPECT_EQ(inverted.faces, hollow.faces);
+
+  const std::string msg = check_error("stray_inverted_shell.obj");
+  EXPECT_NE(msg.find("orientation"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not a cavity"), std::string::npos) << msg;
+}
+
 TEST(SurfaceMesh, CubeCornerNormalsPointOutwards) {
   const auto m = read_surface_mesh(kData / "cube.obj");
   const auto n = vertex_normals(m);
