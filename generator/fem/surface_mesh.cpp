@@ -963,6 +963,16 @@ void check_and_orient_surface(SurfaceMesh& mesh) {
   }
 }
 
+SurfaceMesh read_checked_surface_mesh(const fs::path& path, double scale) {
+  SurfaceMesh mesh = read_surface_mesh(path, scale);
+  try {
+    check_and_orient_surface(mesh);
+  } catch (const Error& e) {
+    fail(path, e.what());
+  }
+  return mesh;
+}
+
 double signed_volume(const SurfaceMesh& mesh) {
   const auto& V = mesh.vertices;
   const auto& F = mesh.faces;
