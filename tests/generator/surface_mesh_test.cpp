@@ -326,7 +326,15 @@ TEST(SurfaceMesh, CommittedMeshesAreWhatTheScriptsMake) {
       };
       const fs::path mine = committed / entry.path().filename();
       ASSERT_TRUE(fs::exists(mine)) << mine << " is generated but not committed";
-      EXPECT_TRUE(slurp(entry.path()) == slurp(mine)) << mine << " differs from what " << script << " makes";
+      if (committed == kMeshes && entry.path().extension() == ".obj") {
+        // Computed coordinates: equal up to libm's last-bit differences between platforms.
+        const auto a = read_surface_mesh(entry.path()), b = read_surface_mesh(mine);
+        EXPECT_EQ(a.faces, b.faces) << mine << " differs from what " << script << " makes";
+        ASSERT_EQ(a.vertices.rows(), b.vertices.rows()) << mine;
+        EXPECT_LT((a.vertices - b.vertices).cwiseAbs().maxCoeff(), 1e-12) << mine;
+      } else {
+        EXPECT_TRUE(slurp(entry.path()) == slurp(mine)) << mine << " differs from what " << script << " makes";
+      }
       ++compared;
     }
     EXPECT_GT(compared, 5);
