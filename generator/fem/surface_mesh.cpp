@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <numbers>
 #include <numeric>
 #include <string_view>
 #include <system_error>
@@ -913,6 +914,63 @@ void check_and_orient_surface(SurfaceMesh& mesh) {
                        "flipped it",
                        volume));
   }
+
+  // 7. With several closed shells, one may be inside out while the total volume is positive.
+  // An inward-facing shell is right only as a cavity, i.e. inside the material of the others
+  // (their winding number at its vertices is 1); a free-standing inverted shell is an error.
+  DisjointSets shells;
+  shells.reset(static_cast<std::size_t>(nv));
+  for (Eigen::Index f = 0; f < nf; ++f) {
+    shells.unite(F(f, 0), F(f, 1));
+    shells.unite(F(f, 0), F(f, 2));
+  }
+  std::vector<int> shell_of_face(static_cast<std::size_t>(nf));
+  std::vector<double> shell_volume(static_cast<std::size_t>(nv), 0.0);  // indexed by root vertex
+  std::size_t shell_count = 0;
+  const Eigen::RowVector3d o = 0.5 * (V.colwise().maxCoeff() + V.colwise().minCoeff());
+  for (Eigen::Index f = 0; f < nf; ++f) {
+    const int root = shells.find(F(f, 0));
+    shell_of_face[static_cast<std::size_t>(f)] = root;
+    const Eigen::Vector3d a = V.row(F(f, 0)) - o, b = V.row(F(f, 1)) - o, c = V.row(F(f, 2)) - o;
+    shell_volume[static_cast<std::size_t>(root)] += a.dot(b.cross(c)) / 6;
+  }
+  for (Eigen::Index v = 0; v < nv; ++v)
+    if (shells.find(static_cast<int>(v)) == v) ++shell_count;
+  if (shell_count > 1) {
+    std::vector<std::pair<int, double>> inverted;
+    for (Eigen::Index v = 0; v < nv; ++v)
+      if (shells.find(static_cast<int>(v)) == v && shell_volume[static_cast<std::size_t>(v)] < 0)
+        inverted.emplace_back(static_cast<int>(v), shell_volume[static_cast<std::size_t>(v)]);
+    for (const auto& [root, vol] : inverted) {
+      // Winding number of the other shells at one of this shell's vertices (solid angles,
+      // Van Oosterom & Strackee): 1 inside their material, 0 outside.
+      const Eigen::Vector3d p = V.row(root);
+      double omega = 0;
+      for (Eigen::Index f = 0; f < nf; ++f) {
+        if (shell_of_face[static_cast<std::size_t>(f)] == root) continue;
+        const Eigen::Vector3d a = V.row(F(f, 0)).transpose() - p, b = V.row(F(f, 1)).transpose() - p,
+                              c = V.row(F(f, 2)).transpose() - p;
+        const double la = a.norm(), lb = b.norm(), lc = c.norm();
+        omega += 2 * std::atan2(a.dot(b.cross(c)), la * lb * lc + a.dot(b) * lc + a.dot(c) * lb + b.dot(c) * la);
+      }
+      const double winding = omega / (4 * std::numbers::pi);
+      if (winding < 0.5)
+        throw Error(fmt::format("surface mesh: inconsistent orientation: the closed shell containing "
+                                "vertex {} is inside out (its faces point inwards, volume {:.3g} m³) but "
+                                "is not a cavity inside the rest of the object",
+                                root, vol));
+    }
+  }
+}
+
+SurfaceMesh read_checked_surface_mesh(const fs::path& path, double scale) {
+  SurfaceMesh mesh = read_surface_mesh(path, scale);
+  try {
+    check_and_orient_surface(mesh);
+  } catch (const Error& e) {
+    fail(path, e.what());
+  }
+  return mesh;
 }
 
 double signed_volume(const SurfaceMesh& mesh) {

@@ -3,6 +3,7 @@
 #include <Eigen/Geometry>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -13,6 +14,8 @@
 #include "fem/tetgen_files.hpp"
 #include "util/error.hpp"
 
+#include <unistd.h>
+
 using namespace mesh2dsp;
 namespace fs = std::filesystem;
 
@@ -20,6 +23,15 @@ namespace {
 
 const fs::path kData = fs::path(MESH2DSP_SOURCE_DIR) / "tests" / "generator" / "data";
 const fs::path kMeshes = fs::path(MESH2DSP_SOURCE_DIR) / "meshes";
+
+// A fresh folder of our own under the temporary directory (tests of several checkouts may run
+// at the same time on one machine).
+fs::path scratch_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
 
 // The message of the Error thrown by f, or "" (and a test failure) if none was thrown.
 template <class F>
@@ -79,7 +91,7 @@ TEST(SurfaceMesh, EveryFormatReadsTheSameCube) {
     SCOPED_TRACE(name);
     fs::path path = kData / name;
     if (std::string(name) == "CUBE_UPPER.OBJ") {  // extensions are case-insensitive
-      path = fs::temp_directory_path() / "mesh2dsp_surface_mesh_test_CUBE.OBJ";
+      path = scratch_dir("mesh2dsp_surface_mesh_upper") / "CUBE.OBJ";
       fs::copy_file(kData / "cube.obj", path, fs::copy_options::overwrite_existing);
     }
     auto m = read_surface_mesh(path);
@@ -87,6 +99,7 @@ TEST(SurfaceMesh, EveryFormatReadsTheSameCube) {
     EXPECT_EQ(m.faces.rows(), 12);
     EXPECT_NO_THROW(check_and_orient_surface(m));
     EXPECT_NEAR(signed_volume(m), 1.0, 1e-12);
+    if (path.parent_path() != kData) fs::remove_all(path.parent_path());
   }
 }
 
@@ -141,8 +154,7 @@ TEST(SurfaceMesh, ReadErrorsNameFileAndProblem) {
 }
 
 TEST(SurfaceMesh, MalformedTextIsAnErrorNotACrash) {
-  const fs::path dir = fs::temp_directory_path() / "mesh2dsp_surface_mesh_test";
-  fs::create_directories(dir);
+  const fs::path dir = scratch_dir("mesh2dsp_surface_mesh_test");
   auto write = [&](const std::string& name, const std::string& text) {
     std::ofstream(dir / name, std::ios::binary) << text;
     return dir / name;
@@ -197,6 +209,13 @@ TEST(SurfaceMesh, CheckErrorsNameTheProblem) {
   expect("repeated_vertex.obj", {"degenerate", "repeats vertex 0"});
 }
 
+TEST(SurfaceMesh, ReadCheckedNamesTheFile) {
+  const std::string msg = error_of([] { read_checked_surface_mesh(kData / "open_box.obj"); });
+  EXPECT_NE(msg.find("open_box.obj: surface mesh: edge"), std::string::npos) << msg;
+  const auto m = read_checked_surface_mesh(kData / "cube_binary.ply", 2.0);
+  EXPECT_NEAR(signed_volume(m), 8.0, 1e-12);
+}
+
 TEST(SurfaceMesh, CheckCatchesNonFiniteAndUnusedVertices) {
   auto m = read_surface_mesh(kData / "cube.obj");
   auto bad = m;
@@ -228,6 +247,25 @@ TEST(SurfaceMesh, InvertedCubeIsFlippedWithNotice) {
   check_and_orient_surface(m);
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   EXPECT_EQ(m.faces, faces);
+}
+
+TEST(SurfaceMesh, CavitiesFaceInwardsButStrayInvertedShellsAreErrors) {
+  auto hollow = read_surface_mesh(kData / "hollow_cube.obj");
+  testing::internal::CaptureStderr();
+  check_and_orient_surface(hollow);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_NEAR(signed_volume(hollow), 1.0 - 0.125, 1e-12);
+
+  auto inverted = read_surface_mesh(kData / "inverted_hollow_cube.obj");
+  testing::internal::CaptureStderr();
+  check_and_orient_surface(inverted);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("inside out"), std::string::npos);
+  EXPECT_NEAR(signed_volume(inverted), 1.0 - 0.125, 1e-12);
+  EXPECT_EQ(inverted.faces, hollow.faces);
+
+  const std::string msg = check_error("stray_inverted_shell.obj");
+  EXPECT_NE(msg.find("orientation"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not a cavity"), std::string::npos) << msg;
 }
 
 TEST(SurfaceMesh, CubeCornerNormalsPointOutwards) {
@@ -265,7 +303,43 @@ TEST(SurfaceMesh, BundledMeshesPassTheCheck) {
       EXPECT_GT(signed_volume(m), 0);
       found.insert(entry.path().filename().string());
     }
-  if (found.empty()) GTEST_SKIP() << "no bundled meshes yet";
+  for (const char* name : {"bar.obj", "plate.obj", "sphere.obj", "bowl.obj", "bell.obj", "vibraphone_bar.obj",
+                           "cantilever.obj"})
+    EXPECT_TRUE(found.count(name)) << name << " missing from meshes/";
+}
+
+TEST(SurfaceMesh, CommittedMeshesAreWhatTheScriptsMake) {
+  // The .obj files are generated: regenerate into a temporary folder and compare bytes, so a
+  // hand edit or a script change without regeneration is caught.
+  if (std::system("python3 --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  const fs::path tmp = scratch_dir("mesh2dsp_regenerated_meshes");
+  for (const auto& [script, committed] :
+       {std::pair{kMeshes / "make_meshes.py", kMeshes}, std::pair{kData / "make_test_meshes.py", kData}}) {
+    fs::remove_all(tmp);
+    const std::string cmd = "python3 '" + script.string() + "' '" + tmp.string() + "' > /dev/null";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    int compared = 0;
+    for (const auto& entry : fs::directory_iterator(tmp)) {
+      auto slurp = [](const fs::path& p) {
+        std::ifstream in(p, std::ios::binary);
+        return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      };
+      const fs::path mine = committed / entry.path().filename();
+      ASSERT_TRUE(fs::exists(mine)) << mine << " is generated but not committed";
+      if (committed == kMeshes && entry.path().extension() == ".obj") {
+        // Computed coordinates: equal up to libm's last-bit differences between platforms.
+        const auto a = read_surface_mesh(entry.path()), b = read_surface_mesh(mine);
+        EXPECT_EQ(a.faces, b.faces) << mine << " differs from what " << script << " makes";
+        ASSERT_EQ(a.vertices.rows(), b.vertices.rows()) << mine;
+        EXPECT_LT((a.vertices - b.vertices).cwiseAbs().maxCoeff(), 1e-12) << mine;
+      } else {
+        EXPECT_TRUE(slurp(entry.path()) == slurp(mine)) << mine << " differs from what " << script << " makes";
+      }
+      ++compared;
+    }
+    EXPECT_GT(compared, 5);
+  }
+  fs::remove_all(tmp);
 }
 
 TEST(TetgenFiles, ReadsNodeAndEleWithEitherPath) {
@@ -309,8 +383,7 @@ TEST(TetgenFiles, ErrorsNameFileAndLine) {
   EXPECT_NE(error_of([] { read_tetgen_mesh(kData / "cube.obj", 1.0); }).find(".node or .ele"),
             std::string::npos);
 
-  const fs::path dir = fs::temp_directory_path() / "mesh2dsp_tetgen_files_test";
-  fs::create_directories(dir);
+  const fs::path dir = scratch_dir("mesh2dsp_tetgen_files_test");
   auto pair = [&](const std::string& node, const std::string& ele) {
     std::ofstream(dir / "t.node") << node;
     std::ofstream(dir / "t.ele") << ele;
