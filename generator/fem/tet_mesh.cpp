@@ -68,6 +68,23 @@ TetMesh tetrahedralize(const SurfaceMesh& surface, const TetrahedralizeOptions& 
   std::string switches = fmt::format("pq{}/{}zQY", options.radius_edge_ratio,
                                      options.min_dihedral_deg);
   if (std::isfinite(volume)) switches += fmt::format("a{:.6e}", volume);
+  // TetGen 1.5 can crash (not just fail) when meshing a self-intersecting surface with -Y, so
+  // its intersection test (-d) runs first; it reports the intersecting faces, cheaply.
+  {
+    tetgenio check;
+    try {
+      tetrahedralize(const_cast<char*>("dzQ"), &in, &check);
+    } catch (int code) {
+      throw Error(tetgen_failure(code));
+    }
+    if (check.numberoftrifaces > 0) {
+      const int* f = check.trifacelist;
+      throw Error(fmt::format(
+          "the surface intersects itself ({} faces involved, e.g. the face with vertices ({}, {}, "
+          "{})); repair the mesh",
+          check.numberoftrifaces, f[0], f[1], f[2]));
+    }
+  }
   try {
     tetrahedralize(const_cast<char*>(switches.c_str()), &in, &out);
   } catch (int code) {
