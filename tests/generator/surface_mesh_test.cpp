@@ -25,13 +25,26 @@ const fs::path kData = fs::path(MESH2DSP_SOURCE_DIR) / "tests" / "generator" / "
 const fs::path kMeshes = fs::path(MESH2DSP_SOURCE_DIR) / "meshes";
 
 // A fresh folder of our own under the temporary directory (tests of several checkouts may run
-// at the same time on one machine).
-fs::path scratch_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+// at the same time on one machine), removed when the test ends, failed or not.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& name)
+      : dir_(fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const fs::path& path() const { return dir_; }
+  fs::path operator/(const std::string& name) const { return dir_ / name; }
+
+ private:
+  fs::path dir_;
+};
 
 // The message of the Error thrown by f, or "" (and a test failure) if none was thrown.
 template <class F>
@@ -86,13 +99,14 @@ SurfaceMesh torus(int n, int m, double R, double r) {
 }  // namespace
 
 TEST(SurfaceMesh, EveryFormatReadsTheSameCube) {
+  const ScratchDir scratch("mesh2dsp_surface_mesh_upper");
   for (const char* name :
        {"cube.obj", "cube_quads.obj", "cube_ascii.stl", "cube_binary.stl", "cube.off",
         "cube_ascii.ply", "cube_binary.ply", "cube_binary_be.ply", "CUBE_UPPER.OBJ"}) {
     SCOPED_TRACE(name);
     fs::path path = kData / name;
     if (std::string(name) == "CUBE_UPPER.OBJ") {  // extensions are case-insensitive
-      path = scratch_dir("mesh2dsp_surface_mesh_upper") / "CUBE.OBJ";
+      path = scratch / "CUBE.OBJ";
       fs::copy_file(kData / "cube.obj", path, fs::copy_options::overwrite_existing);
     }
     auto m = read_surface_mesh(path);
@@ -100,7 +114,6 @@ TEST(SurfaceMesh, EveryFormatReadsTheSameCube) {
     EXPECT_EQ(m.faces.rows(), 12);
     EXPECT_NO_THROW(check_and_orient_surface(m));
     EXPECT_NEAR(signed_volume(m), 1.0, 1e-12);
-    if (path.parent_path() != kData) fs::remove_all(path.parent_path());
   }
 }
 
@@ -157,7 +170,8 @@ TEST(SurfaceMesh, ReadErrorsNameFileAndProblem) {
 }
 
 TEST(SurfaceMesh, MalformedTextIsAnErrorNotACrash) {
-  const fs::path dir = scratch_dir("mesh2dsp_surface_mesh_test");
+  const ScratchDir scratch("mesh2dsp_surface_mesh_test");
+  const fs::path& dir = scratch.path();
   auto write = [&](const std::string& name, const std::string& text) {
     std::ofstream(dir / name, std::ios::binary) << text;
     return dir / name;
@@ -202,7 +216,6 @@ TEST(SurfaceMesh, MalformedTextIsAnErrorNotACrash) {
             std::string::npos);
   EXPECT_NE(error_of([&] { read_surface_mesh(dir / "e.ply"); }).find("not finite"),
             std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST(SurfaceMesh, CheckErrorsNameTheProblem) {
@@ -329,7 +342,8 @@ TEST(SurfaceMesh, CommittedMeshesAreWhatTheScriptsMake) {
   // The .obj files are generated: regenerate into a temporary folder and compare bytes, so a
   // hand edit or a script change without regeneration is caught.
   if (std::system("python3 --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
-  const fs::path tmp = scratch_dir("mesh2dsp_regenerated_meshes");
+  const ScratchDir scratch("mesh2dsp_regenerated_meshes");
+  const fs::path& tmp = scratch.path();
   for (const auto& [script, committed] : {std::pair{kMeshes / "make_meshes.py", kMeshes},
                                           std::pair{kData / "make_test_meshes.py", kData}}) {
     fs::remove_all(tmp);
@@ -357,7 +371,6 @@ TEST(SurfaceMesh, CommittedMeshesAreWhatTheScriptsMake) {
     }
     EXPECT_GT(compared, 5);
   }
-  fs::remove_all(tmp);
 }
 
 TEST(TetgenFiles, ReadsNodeAndEleWithEitherPath) {
@@ -405,7 +418,8 @@ TEST(TetgenFiles, ErrorsNameFileAndLine) {
   EXPECT_NE(error_of([] { read_tetgen_mesh(kData / "cube.obj", 1.0); }).find(".node or .ele"),
             std::string::npos);
 
-  const fs::path dir = scratch_dir("mesh2dsp_tetgen_files_test");
+  const ScratchDir scratch("mesh2dsp_tetgen_files_test");
+  const fs::path& dir = scratch.path();
   auto pair = [&](const std::string& node, const std::string& ele) {
     std::ofstream(dir / "t.node") << node;
     std::ofstream(dir / "t.ele") << ele;
@@ -435,5 +449,4 @@ TEST(TetgenFiles, ErrorsNameFileAndLine) {
   EXPECT_EQ(m.vertices.rows(), 4);
   EXPECT_EQ(m.vertices.row(2), Eigen::RowVector3d(0, 1, 0));
   EXPECT_EQ(m.tets.maxCoeff(), 3);
-  fs::remove_all(dir);
 }
