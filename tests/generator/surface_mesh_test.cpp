@@ -1,4 +1,7 @@
+#include "fem/surface_mesh.hpp"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <Eigen/Geometry>
 #include <chrono>
@@ -10,11 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "fem/surface_mesh.hpp"
 #include "fem/tetgen_files.hpp"
 #include "util/error.hpp"
-
-#include <unistd.h>
 
 using namespace mesh2dsp;
 namespace fs = std::filesystem;
@@ -25,13 +25,26 @@ const fs::path kData = fs::path(MESH2DSP_SOURCE_DIR) / "tests" / "generator" / "
 const fs::path kMeshes = fs::path(MESH2DSP_SOURCE_DIR) / "meshes";
 
 // A fresh folder of our own under the temporary directory (tests of several checkouts may run
-// at the same time on one machine).
-fs::path scratch_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+// at the same time on one machine), removed when the test ends, failed or not.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& name)
+      : dir_(fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const fs::path& path() const { return dir_; }
+  fs::path operator/(const std::string& name) const { return dir_ / name; }
+
+ private:
+  fs::path dir_;
+};
 
 // The message of the Error thrown by f, or "" (and a test failure) if none was thrown.
 template <class F>
@@ -70,8 +83,8 @@ SurfaceMesh torus(int n, int m, double R, double r) {
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < m; ++j) {
       const double u = 2 * M_PI * i / n, v = 2 * M_PI * j / m;
-      s.vertices.row(i * m + j) << (R + r * std::cos(v)) * std::cos(u), (R + r * std::cos(v)) * std::sin(u),
-          r * std::sin(v);
+      s.vertices.row(i * m + j) << (R + r * std::cos(v)) * std::cos(u),
+          (R + r * std::cos(v)) * std::sin(u), r * std::sin(v);
     }
   auto id = [&](int i, int j) { return (i % n) * m + (j % m); };
   int f = 0;
@@ -86,12 +99,14 @@ SurfaceMesh torus(int n, int m, double R, double r) {
 }  // namespace
 
 TEST(SurfaceMesh, EveryFormatReadsTheSameCube) {
-  for (const char* name : {"cube.obj", "cube_quads.obj", "cube_ascii.stl", "cube_binary.stl", "cube.off",
-                           "cube_ascii.ply", "cube_binary.ply", "cube_binary_be.ply", "CUBE_UPPER.OBJ"}) {
+  const ScratchDir scratch("mesh2dsp_surface_mesh_upper");
+  for (const char* name :
+       {"cube.obj", "cube_quads.obj", "cube_ascii.stl", "cube_binary.stl", "cube.off",
+        "cube_ascii.ply", "cube_binary.ply", "cube_binary_be.ply", "CUBE_UPPER.OBJ"}) {
     SCOPED_TRACE(name);
     fs::path path = kData / name;
     if (std::string(name) == "CUBE_UPPER.OBJ") {  // extensions are case-insensitive
-      path = scratch_dir("mesh2dsp_surface_mesh_upper") / "CUBE.OBJ";
+      path = scratch / "CUBE.OBJ";
       fs::copy_file(kData / "cube.obj", path, fs::copy_options::overwrite_existing);
     }
     auto m = read_surface_mesh(path);
@@ -99,7 +114,6 @@ TEST(SurfaceMesh, EveryFormatReadsTheSameCube) {
     EXPECT_EQ(m.faces.rows(), 12);
     EXPECT_NO_THROW(check_and_orient_surface(m));
     EXPECT_NEAR(signed_volume(m), 1.0, 1e-12);
-    if (path.parent_path() != kData) fs::remove_all(path.parent_path());
   }
 }
 
@@ -129,8 +143,10 @@ TEST(SurfaceMesh, ScaleMultipliesCoordinates) {
     EXPECT_NEAR(signed_volume(m), 1e-6, 1e-18) << name;
     EXPECT_NEAR(m.vertices.maxCoeff(), 0.01, 1e-15) << name;
   }
-  EXPECT_NE(error_of([] { read_surface_mesh(kData / "cube.obj", 0.0); }).find("scale"), std::string::npos);
-  EXPECT_NE(error_of([] { read_surface_mesh(kData / "cube.obj", -2.0); }).find("scale"), std::string::npos);
+  EXPECT_NE(error_of([] { read_surface_mesh(kData / "cube.obj", 0.0); }).find("scale"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { read_surface_mesh(kData / "cube.obj", -2.0); }).find("scale"),
+            std::string::npos);
 }
 
 TEST(SurfaceMesh, ReadErrorsNameFileAndProblem) {
@@ -154,7 +170,8 @@ TEST(SurfaceMesh, ReadErrorsNameFileAndProblem) {
 }
 
 TEST(SurfaceMesh, MalformedTextIsAnErrorNotACrash) {
-  const fs::path dir = scratch_dir("mesh2dsp_surface_mesh_test");
+  const ScratchDir scratch("mesh2dsp_surface_mesh_test");
+  const fs::path& dir = scratch.path();
   auto write = [&](const std::string& name, const std::string& text) {
     std::ofstream(dir / name, std::ios::binary) << text;
     return dir / name;
@@ -172,34 +189,40 @@ TEST(SurfaceMesh, MalformedTextIsAnErrorNotACrash) {
       {"a.stl", "solid x\nfacet normal 0 0 0\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n"},
       {"b.stl", "solid x\nfacet normal 0 0 0\nouter loop\nvertex 0 0 inf\n"},
       {"c.stl", std::string("abc")},
-      {"a.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
-                "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
-                "0 0 0\n1 0 0\n0 1 0\n3 0 1 3\n"},
-      {"b.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
-                "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
-                "0 0 0\n1 0 0\n0 1\n"},
+      {"a.ply",
+       "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+       "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
+       "0 0 0\n1 0 0\n0 1 0\n3 0 1 3\n"},
+      {"b.ply",
+       "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+       "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
+       "0 0 0\n1 0 0\n0 1\n"},
       {"c.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"},
-      {"d.ply", "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\n"
-                "property float y\nproperty float z\nelement face 1\n"
-                "property list uchar int vertex_indices\nend_header\n\x01\x02"},
-      {"e.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\n"
-                "property float z\nelement face 0\nproperty list uchar int vertex_indices\nend_header\n"
-                "nan 0 0\n"},
+      {"d.ply",
+       "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\n"
+       "property float y\nproperty float z\nelement face 1\n"
+       "property list uchar int vertex_indices\nend_header\n\x01\x02"},
+      {"e.ply",
+       "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\n"
+       "property float z\nelement face 0\nproperty list uchar int vertex_indices\nend_header\n"
+       "nan 0 0\n"},
   };
   for (const auto& [name, text] : cases) {
     const auto path = write(name, text);
     const std::string msg = error_of([&] { read_surface_mesh(path); });
     EXPECT_NE(msg.find(name), std::string::npos) << name << ": " << msg;
   }
-  EXPECT_NE(error_of([&] { read_surface_mesh(dir / "e.obj"); }).find("not finite"), std::string::npos);
-  EXPECT_NE(error_of([&] { read_surface_mesh(dir / "e.ply"); }).find("not finite"), std::string::npos);
-  fs::remove_all(dir);
+  EXPECT_NE(error_of([&] { read_surface_mesh(dir / "e.obj"); }).find("not finite"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { read_surface_mesh(dir / "e.ply"); }).find("not finite"),
+            std::string::npos);
 }
 
 TEST(SurfaceMesh, CheckErrorsNameTheProblem) {
   auto expect = [](const std::string& name, std::initializer_list<const char*> words) {
     const std::string msg = check_error(name);
-    for (const char* w : words) EXPECT_NE(msg.find(w), std::string::npos) << "expected '" << w << "' in: " << msg;
+    for (const char* w : words)
+      EXPECT_NE(msg.find(w), std::string::npos) << "expected '" << w << "' in: " << msg;
   };
   expect("open_box.obj", {"hole", "shared by 1 face"});
   expect("edge_three_faces.obj", {"edge (0, 1) is shared by 3 faces"});
@@ -220,15 +243,19 @@ TEST(SurfaceMesh, CheckCatchesNonFiniteAndUnusedVertices) {
   auto m = read_surface_mesh(kData / "cube.obj");
   auto bad = m;
   bad.vertices(3, 1) = std::nan("");
-  EXPECT_NE(error_of([&] { check_and_orient_surface(bad); }).find("vertex 3 has a coordinate that is not finite"),
+  EXPECT_NE(error_of([&] {
+              check_and_orient_surface(bad);
+            }).find("vertex 3 has a coordinate that is not finite"),
             std::string::npos);
   bad = m;
   bad.vertices.conservativeResize(9, 3);
   bad.vertices.row(8) << 5, 5, 5;
-  EXPECT_NE(error_of([&] { check_and_orient_surface(bad); }).find("vertex 8 is not used"), std::string::npos);
+  EXPECT_NE(error_of([&] { check_and_orient_surface(bad); }).find("vertex 8 is not used"),
+            std::string::npos);
   bad = m;
   bad.faces(4, 2) = 42;
-  EXPECT_NE(error_of([&] { check_and_orient_surface(bad); }).find("refers to vertex 42"), std::string::npos);
+  EXPECT_NE(error_of([&] { check_and_orient_surface(bad); }).find("refers to vertex 42"),
+            std::string::npos);
   SurfaceMesh empty;
   EXPECT_NE(error_of([&] { check_and_orient_surface(empty); }).find("empty"), std::string::npos);
 }
@@ -285,9 +312,11 @@ TEST(SurfaceMesh, LargeClosedMeshPasses) {
   auto m = torus(250, 200, 0.1, 0.03);
   const auto t0 = std::chrono::steady_clock::now();
   check_and_orient_surface(m);
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   RecordProperty("check_ms", std::to_string(ms));
-  EXPECT_NEAR(signed_volume(m), 2 * M_PI * M_PI * 0.1 * 0.03 * 0.03, 2e-3 * 2 * M_PI * M_PI * 0.1 * 0.03 * 0.03);
+  EXPECT_NEAR(signed_volume(m), 2 * M_PI * M_PI * 0.1 * 0.03 * 0.03,
+              2e-3 * 2 * M_PI * M_PI * 0.1 * 0.03 * 0.03);
 }
 
 TEST(SurfaceMesh, BundledMeshesPassTheCheck) {
@@ -299,12 +328,13 @@ TEST(SurfaceMesh, BundledMeshesPassTheCheck) {
       auto m = read_surface_mesh(entry.path());
       testing::internal::CaptureStderr();
       EXPECT_NO_THROW(check_and_orient_surface(m));
-      EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << "bundled meshes are outward oriented";
+      EXPECT_EQ(testing::internal::GetCapturedStderr(), "")
+          << "bundled meshes are outward oriented";
       EXPECT_GT(signed_volume(m), 0);
       found.insert(entry.path().filename().string());
     }
-  for (const char* name : {"bar.obj", "plate.obj", "sphere.obj", "bowl.obj", "bell.obj", "vibraphone_bar.obj",
-                           "cantilever.obj"})
+  for (const char* name : {"bar.obj", "plate.obj", "sphere.obj", "bowl.obj", "bell.obj",
+                           "vibraphone_bar.obj", "cantilever.obj"})
     EXPECT_TRUE(found.count(name)) << name << " missing from meshes/";
 }
 
@@ -312,9 +342,10 @@ TEST(SurfaceMesh, CommittedMeshesAreWhatTheScriptsMake) {
   // The .obj files are generated: regenerate into a temporary folder and compare bytes, so a
   // hand edit or a script change without regeneration is caught.
   if (std::system("python3 --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
-  const fs::path tmp = scratch_dir("mesh2dsp_regenerated_meshes");
-  for (const auto& [script, committed] :
-       {std::pair{kMeshes / "make_meshes.py", kMeshes}, std::pair{kData / "make_test_meshes.py", kData}}) {
+  const ScratchDir scratch("mesh2dsp_regenerated_meshes");
+  const fs::path& tmp = scratch.path();
+  for (const auto& [script, committed] : {std::pair{kMeshes / "make_meshes.py", kMeshes},
+                                          std::pair{kData / "make_test_meshes.py", kData}}) {
     fs::remove_all(tmp);
     const std::string cmd = "python3 '" + script.string() + "' '" + tmp.string() + "' > /dev/null";
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
@@ -333,13 +364,13 @@ TEST(SurfaceMesh, CommittedMeshesAreWhatTheScriptsMake) {
         ASSERT_EQ(a.vertices.rows(), b.vertices.rows()) << mine;
         EXPECT_LT((a.vertices - b.vertices).cwiseAbs().maxCoeff(), 1e-12) << mine;
       } else {
-        EXPECT_TRUE(slurp(entry.path()) == slurp(mine)) << mine << " differs from what " << script << " makes";
+        EXPECT_TRUE(slurp(entry.path()) == slurp(mine))
+            << mine << " differs from what " << script << " makes";
       }
       ++compared;
     }
     EXPECT_GT(compared, 5);
   }
-  fs::remove_all(tmp);
 }
 
 TEST(TetgenFiles, ReadsNodeAndEleWithEitherPath) {
@@ -362,10 +393,14 @@ TEST(TetgenFiles, ReadsNodeAndEleWithEitherPath) {
 }
 
 TEST(TetgenFiles, TenNodeElementsKeepCornersAndScale) {
+  testing::internal::CaptureStderr();
   const auto m = read_tetgen_mesh(kData / "cube_tets10.ele", 0.1);
-  EXPECT_EQ(m.vertices.rows(), 27);  // corners + edge midpoints, all kept in file order
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("dropped 19 of 27 points"), std::string::npos) << err;
+  EXPECT_EQ(err.find("shift"), std::string::npos) << "midpoints come last: numbering unchanged";
+  EXPECT_EQ(m.vertices.rows(), 8);  // the corners; edge midpoints (free nodes otherwise) dropped
+  EXPECT_EQ(m.vertices.row(7), Eigen::RowVector3d(0.1, 0.1, 0.1));
   ASSERT_EQ(m.tets.rows(), 6);
-  EXPECT_LT(m.tets.maxCoeff(), 8);  // only corners referenced
   double total = 0;
   for (int t = 0; t < 6; ++t) {
     EXPECT_GT(tet_volume(m, t), 0);
@@ -383,22 +418,35 @@ TEST(TetgenFiles, ErrorsNameFileAndLine) {
   EXPECT_NE(error_of([] { read_tetgen_mesh(kData / "cube.obj", 1.0); }).find(".node or .ele"),
             std::string::npos);
 
-  const fs::path dir = scratch_dir("mesh2dsp_tetgen_files_test");
+  const ScratchDir scratch("mesh2dsp_tetgen_files_test");
+  const fs::path& dir = scratch.path();
   auto pair = [&](const std::string& node, const std::string& ele) {
     std::ofstream(dir / "t.node") << node;
     std::ofstream(dir / "t.ele") << ele;
     return error_of([&] { read_tetgen_mesh(dir / "t.node", 1.0); });
   };
   const std::string good_node = "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n";
-  EXPECT_NE(pair("4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 nan 0\n3 0 0 1\n", "1 4 0\n0 0 1 2 3\n").find("t.node:4"),
+  EXPECT_NE(pair("4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 nan 0\n3 0 0 1\n", "1 4 0\n0 0 1 2 3\n")
+                .find("t.node:4"),
             std::string::npos);
   EXPECT_NE(pair("5 3 0 0\n0 0 0 0\n", "1 4 0\n0 0 1 2 3\n").find("truncated"), std::string::npos);
-  EXPECT_NE(pair("2 3 0 0\n0 0 0 0\n2 1 0 0\n", "1 4 0\n0 0 1 2 3\n").find("sequence"), std::string::npos);
+  EXPECT_NE(pair("2 3 0 0\n0 0 0 0\n2 1 0 0\n", "1 4 0\n0 0 1 2 3\n").find("sequence"),
+            std::string::npos);
   EXPECT_NE(pair(good_node, "2 4 0\n0 0 1 2 3\n").find("truncated"), std::string::npos);
   EXPECT_NE(pair(good_node, "1 4 0\n0 0 1 2\n").find("t.ele:2"), std::string::npos);
   EXPECT_NE(pair(good_node, "1 6 0\n0 0 1 2 3 0 0\n").find("4 or 10"), std::string::npos);
   EXPECT_NE(pair(good_node, "1 4 0\n0 0 1 2 2\n").find("repeats"), std::string::npos);
-  EXPECT_NE(pair("4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 1 1 0\n", "1 4 0\n0 0 1 2 3\n").find("zero volume"),
+  EXPECT_NE(pair("4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 1 1 0\n", "1 4 0\n0 0 1 2 3\n")
+                .find("zero volume"),
             std::string::npos);
-  fs::remove_all(dir);
+  // An unused point in the middle: dropped, and the notice says the numbering shifts.
+  std::ofstream(dir / "u.node") << "5 3 0 0\n0 0 0 0\n1 1 0 0\n2 9 9 9\n3 0 1 0\n4 0 0 1\n";
+  std::ofstream(dir / "u.ele") << "1 4 0\n0 0 1 3 4\n";
+  testing::internal::CaptureStderr();
+  const auto m = read_tetgen_mesh(dir / "u.ele", 1.0);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("from file point 2 on shift down"), std::string::npos) << err;
+  EXPECT_EQ(m.vertices.rows(), 4);
+  EXPECT_EQ(m.vertices.row(2), Eigen::RowVector3d(0, 1, 0));
+  EXPECT_EQ(m.tets.maxCoeff(), 3);
 }
