@@ -131,6 +131,13 @@ TEST_F(Scratch, ExcitationSelection) {
   double peak = 0;
   for (double g : m.excitations[0].gains) peak = std::max(peak, std::abs(g));
   EXPECT_NEAR(peak, 1.0, 1e-12);
+  // After remeshing, vertex:I still names the input file's vertex I (here a corner of the bar,
+  // which remeshing keeps): the nearest surface vertex of the analysis mesh.
+  r = run("modes " + source("meshes/bar.obj") + " --modes 3 --surface-edge 0.02 --excite vertex:0 -o " + out("r.modal.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("surface remeshed"), std::string::npos) << r.output;
+  m = read_modal_model(out("r.modal.json"));
+  EXPECT_LT((m.excitations[0].position - Eigen::Vector3d(-0.15, -0.015, -0.01)).norm(), 1e-9);
 }
 
 TEST_F(Scratch, BadInputsFailCleanly) {

@@ -1,4 +1,5 @@
 #include "fem/surface_mesh.hpp"
+#include "fem/surface_remesh.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -449,4 +450,20 @@ TEST(TetgenFiles, ErrorsNameFileAndLine) {
   EXPECT_EQ(m.vertices.rows(), 4);
   EXPECT_EQ(m.vertices.row(2), Eigen::RowVector3d(0, 1, 0));
   EXPECT_EQ(m.tets.maxCoeff(), 3);
+}
+
+// Remeshing keeps the shape (corners and creases are constraints) and the orientation.
+TEST(SurfaceRemesh, CoarsensAndRefinesTheBarKeepingItsShape) {
+  const auto bar = mesh2dsp::read_checked_surface_mesh(std::string(MESH2DSP_SOURCE_DIR) + "/meshes/bar.obj");
+  const double volume = mesh2dsp::signed_volume(bar);
+  for (double edge : {0.02, 0.004}) {
+    const auto m = mesh2dsp::remesh_surface(bar, edge);
+    EXPECT_NEAR(mesh2dsp::signed_volume(m) / volume, 1.0, 0.005) << edge;
+    EXPECT_NEAR(mesh2dsp::mean_edge_length(m) / edge, 1.0, 0.35) << edge;
+    const Eigen::Vector3d lo = m.vertices.colwise().minCoeff(), hi = m.vertices.colwise().maxCoeff();
+    EXPECT_LT((lo - Eigen::Vector3d(-0.15, -0.015, -0.01)).norm(), 1e-9) << edge;
+    EXPECT_LT((hi - Eigen::Vector3d(0.15, 0.015, 0.01)).norm(), 1e-9) << edge;
+    if (edge > 0.01) EXPECT_LT(m.vertices.rows(), bar.vertices.rows());
+    else EXPECT_GT(m.vertices.rows(), bar.vertices.rows());
+  }
 }
