@@ -1,0 +1,2 @@
+// Placeholder; the live tests follow.
+#include <gtest/gtest.h>
