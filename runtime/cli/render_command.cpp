@@ -54,7 +54,7 @@ void register_render_command(CLI::App& app) {
   cmd->add_option("--set", args->sets,
                   "NAME=VALUE or NAME=VALUE@TIME_S: set a control by label or path (may repeat)");
   cmd->add_option("--trigger", args->triggers,
-                  "NAME@TIME_S or NAME@TIME_S+HOLD_S: press a button (default hold 0.01 s; may repeat)");
+                  "NAME@TIME_S or NAME@TIME_S+HOLD_S: press a button (default hold 0.01 s; an empty NAME is the first button; may repeat)");
   cmd->add_option("--format", args->format, "sample format: float, pcm24 or pcm16")
       ->capture_default_str();
   args->compile.add_to(*cmd);

@@ -14,7 +14,9 @@ struct TerminalKeys::Saved {
 };
 
 TerminalKeys::TerminalKeys() {
-  if (!isatty(STDIN_FILENO)) return;
+  // Not a terminal, or started in the background (`play x.dsp &`): changing the terminal from
+  // a background process group would stop us with SIGTTOU.
+  if (!isatty(STDIN_FILENO) || tcgetpgrp(STDIN_FILENO) != getpgrp()) return;
   saved_ = new Saved;
   if (tcgetattr(STDIN_FILENO, &saved_->attributes) != 0) return;
   termios raw = saved_->attributes;

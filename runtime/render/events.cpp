@@ -26,6 +26,15 @@ double parse_time(const std::string& text, const std::string& arg) {
   return t;
 }
 
+// "--trigger @0.1" strikes whatever the program's first button is called (generated models
+// name their excitation button differently).
+const ControlItem& first_button(const ControlLayout& layout) {
+  for (const auto* c : layout.controls())
+    if (c->is_button()) return *c;
+  throw Error(fmt::format("--trigger without a name presses the first button, but this DSP has "
+                          "none; it has: {}", layout.describe_controls()));
+}
+
 }  // namespace
 
 ParameterEvent parse_set(const std::string& text) {
@@ -45,7 +54,7 @@ ParameterEvent parse_set(const std::string& text) {
 
 std::vector<ParameterEvent> parse_trigger(const std::string& text) {
   const auto at = text.find('@');
-  if (at == std::string::npos || at == 0)
+  if (at == std::string::npos)
     throw Error(fmt::format("--trigger '{}': expected NAME@TIME_S or NAME@TIME_S+HOLD_S", text));
   const std::string name = text.substr(0, at);
   std::string when = text.substr(at + 1);
@@ -63,7 +72,7 @@ std::vector<ZoneEvent> bind_events(const std::vector<ParameterEvent>& events,
                                    const ControlLayout& layout, int sample_rate_hz) {
   std::vector<ZoneEvent> bound;
   for (const auto& event : events) {
-    const ControlItem& control = layout.find(event.name);
+    const ControlItem& control = event.name.empty() ? first_button(layout) : layout.find(event.name);
     if (!control.is_input())
       throw Error(fmt::format("'{}' is a bargraph (an output); it cannot be set", control.path));
     const bool is_switch =

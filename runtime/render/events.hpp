@@ -4,6 +4,7 @@
 //   --set NAME=VALUE@T          at t = T seconds
 //   --trigger NAME@T            press button NAME at T for the default hold, then release
 //   --trigger NAME@T+HOLD       ... hold it HOLD seconds
+//   --trigger @T                press the program's first button
 // NAME is a label, a path or a path suffix (ControlLayout::find).
 #include <faust/dsp/dsp.h>
 

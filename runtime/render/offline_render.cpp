@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <csignal>
 
 #include "util/error.hpp"
 #include "util/progress.hpp"
@@ -12,6 +14,25 @@ namespace mesh2dsp::runtime {
 namespace {
 
 constexpr int kDefaultSampleRate_hz = 48000;
+
+// Ctrl-C during a long render: stop at the next block and unwind, so the temporary is removed
+// instead of being left next to the target.
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_interrupt(int) { g_interrupted.store(true); }
+
+struct InterruptGuard {
+  using Handler = void (*)(int);
+  Handler old_int, old_term;
+  InterruptGuard() {
+    g_interrupted.store(false);
+    old_int = std::signal(SIGINT, on_interrupt);
+    old_term = std::signal(SIGTERM, on_interrupt);
+  }
+  ~InterruptGuard() {
+    std::signal(SIGINT, old_int);
+    std::signal(SIGTERM, old_term);
+  }
+};
 constexpr double kDefaultDuration_s = 3.0;
 
 struct ChannelBuffers {
@@ -132,7 +153,9 @@ RenderReport render_to_file(const RenderJob& job) {
       }
     writer.write(fanned.data(), n);
   };
+  InterruptGuard interrupt_guard;
   io.progress = [&](double fraction) {
+    if (g_interrupted.load()) throw Error("interrupted; nothing written");
     rendering.update(fraction, fmt::format("{:.1f}/{:.1f} s", fraction * duration_s, duration_s));
   };
   run_offline(*instance, frames, events, io);

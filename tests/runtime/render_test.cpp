@@ -135,7 +135,7 @@ TEST(RenderOptions, Pcm24FlacStereoAtAnotherRate) {
   TempDir dir;
   const auto r = run({mesh2dsp_bin(), "render", (data_dir() / "bank.dsp").string(), "-o",
                       (dir / "x.flac").string(), "--format", "pcm24", "-r", "44100", "-c", "2",
-                      "-d", "0.5", "--trigger", "gate@0"});
+                      "-d", "0.5", "--trigger", "@0"});  // no name: the first button
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Sound s = read_sound(dir / "x.flac");
   EXPECT_EQ(s.sample_rate_hz, 44100);
