@@ -26,10 +26,15 @@ class JackBackend final : public AudioBackend {
     // Connect to a running server only: starting one from here would guess a device, and the
     // ALSA fallback exists for machines without a server.
     setenv("JACK_NO_START_SERVER", "1", 1);
-    jack_set_error_function(silent_jack_error);  // "cannot connect to server" is not an error here
-    const bool ok = audio_.init(name.c_str(), &program);
+    // Probe first: jack-dsp.h prints its own "JACK server not running ?" on failure, and a
+    // missing server is not an error here (ALSA may follow), so it must not be printed.
+    jack_set_error_function(silent_jack_error);
+    jack_status_t status;
+    jack_client_t* probe = jack_client_open("mesh2dsp-probe", JackNoStartServer, &status);
     jack_set_error_function(nullptr);
-    if (!ok) return false;
+    if (!probe) return false;
+    jack_client_close(probe);
+    if (!audio_.init(name.c_str(), &program)) return false;
     jack_set_xrun_callback(audio_.getClient(), &JackBackend::on_xrun, this);
     return true;
   }

@@ -3,6 +3,7 @@
 // then hot reloads (a new fundamental; a broken edit that must not stop the sound).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "support.hpp"
@@ -156,12 +157,28 @@ TEST_F(LivePlay, HttpControlPageInHeadlessChromiumChangesTheSound) {
   EXPECT_FALSE(has_peak(s, 600, 0.05));
 }
 
-TEST(PlayErrors, NoAudioServerIsAClearError) {
-  TempDir dir;
+// play's bad requests: exit 1 and a single line of output, the error.
+void expect_one_line_error(const std::vector<std::string>& args, const std::string& expected) {
   setenv("JACK_DEFAULT_SERVER", "mesh2dsp-rt-test-nobody-here", 1);
-  const auto r = run({mesh2dsp_bin(), "play", (data_dir() / "bank.dsp").string(), "--audio", "jack"}, 60);
+  std::vector<std::string> argv{mesh2dsp_bin(), "play"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const auto r = run(argv, 60);
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("mesh2dsp: error: no JACK server"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.rfind("mesh2dsp: error: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(PlayErrors, NoAudioServerIsAClearError) {
+  expect_one_line_error({(data_dir() / "bank.dsp").string(), "--audio", "jack"}, "no JACK server");
+  expect_one_line_error({(data_dir() / "bank.dsp").string(), "--audio", "auto"},
+                        "no audio output: no JACK server");
+}
+
+TEST(PlayErrors, MissingFileNoOutputsAndCompileError) {
+  expect_one_line_error({(data_dir() / "absent.dsp").string()}, "absent.dsp: no such file");
+  expect_one_line_error({(data_dir() / "sink.dsp").string()}, "no output");
+  expect_one_line_error({(data_dir() / "broken.dsp").string()}, "broken.dsp:2: error:");
 }
 
 }  // namespace
