@@ -134,7 +134,9 @@ PlayReport play(const PlayOptions& options) {
           print_line(fmt::format("reloaded {} in {:.2f} s{}{}", options.dsp_path.string(), took,
                                  program.from_cache() ? " (from cache)" : "",
                                  same_controls ? "" : "; controls changed: " + bank->layout().describe_controls()));
-        } catch (const Error& e) {
+        } catch (const std::exception& e) {
+          // Whatever went wrong with the edit (Faust error, unreadable file, out of memory),
+          // the running program is untouched: report and keep playing.
           ++failed;
           watcher.watch(program.sources());  // re-arm: the next save is tried again
           fmt::print(stderr, "mesh2dsp: error: {}\nmesh2dsp: the edit did not compile; still playing the previous version\n",
