@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <thread>
 
+#include <unistd.h>
+
 #include "support.hpp"
 
 namespace {
@@ -41,11 +43,18 @@ class LivePlay : public ::testing::Test {
     jack_.reset();
   }
 
-  void start_play(const std::vector<std::string>& extra) {
+  // on_terminal: run under `script`, which gives play a pseudo-terminal fed from our pipe.
+  void start_play(const std::vector<std::string>& extra, bool on_terminal = false) {
     std::vector<std::string> argv{mesh2dsp_bin(), "play", (dir_ / "live.dsp").string(),
                                   "--name", "rt-live", "--no-connect"};
     argv.insert(argv.end(), extra.begin(), extra.end());
-    play_ = std::make_unique<Child>(argv, dir_.path, "play");
+    if (on_terminal) {
+      std::string command;
+      for (const auto& a : argv) command += "'" + a + "' ";
+      argv = {"script", "-q", "-e", "-c", command + "2>" + (dir_ / "play-tty.err").string(), "/dev/null"};
+    }
+    play_ = std::make_unique<Child>(argv, dir_.path, on_terminal ? "script" : "play", false, on_terminal);
+    if (on_terminal) return;
     ASSERT_TRUE(play_->wait_for_err("mesh2dsp: playing", 60)) << play_->err();
     ASSERT_TRUE(recorder_->connect("rt-live:out_0", 10)) << play_->err();
   }
@@ -167,6 +176,25 @@ void expect_one_line_error(const std::vector<std::string>& args, const std::stri
   EXPECT_EQ(r.err.rfind("mesh2dsp: error: ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST_F(LivePlay, OnATerminalTheSpaceBarStrikes) {
+  write_text(dir_ / "live.dsp", model(800));
+  start_play({}, true);
+  const auto log = dir_ / "play-tty.err";
+  for (int i = 0; i < 600 && read_text(log).find("keys:") == std::string::npos; ++i)
+    std::this_thread::sleep_for(100ms);
+  ASSERT_NE(read_text(log).find("keys: space/enter strikes"), std::string::npos)
+      << "play did not see a terminal\n" << read_text(log) << play_->err();
+  ASSERT_TRUE(recorder_->connect("rt-live:out_0", 10)) << read_text(log);
+  const auto s = spectrum(record_after([&] { ASSERT_EQ(write(play_->stdin_fd, " ", 1), 1); }),
+                          recorder_->sample_rate_hz());
+  ASSERT_GT(s.max(), 0) << "the key did not strike\n" << read_text(log);
+  EXPECT_TRUE(has_peak(s, 800)) << "strongest at " << s.strongest_hz(50, 5000);
+  ASSERT_EQ(write(play_->stdin_fd, "q", 1), 1);  // q quits cleanly, terminal restored
+  for (int i = 0; i < 100 && play_->running(); ++i) std::this_thread::sleep_for(100ms);
+  EXPECT_FALSE(play_->running()) << read_text(log);
+  EXPECT_NE(read_text(log).find("played"), std::string::npos) << read_text(log);
 }
 
 TEST(PlayErrors, NoAudioServerIsAClearError) {

@@ -24,14 +24,15 @@ double since(std::chrono::steady_clock::time_point t0) {
 }
 
 pid_t spawn(const std::vector<std::string>& argv, const fs::path& out, const fs::path& err,
-            int* to_child = nullptr, int* from_child = nullptr) {
-  int down[2] = {-1, -1}, up[2] = {-1, -1};
+            int* to_child = nullptr, int* from_child = nullptr, int* to_stdin = nullptr) {
+  int down[2] = {-1, -1}, up[2] = {-1, -1}, keys[2] = {-1, -1};
   if (to_child && (pipe(down) != 0 || pipe(up) != 0)) throw std::runtime_error("pipe failed");
+  if (to_stdin && pipe(keys) != 0) throw std::runtime_error("pipe failed");
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
     setpgid(0, 0);
-    const int in = open("/dev/null", O_RDONLY);
+    const int in = to_stdin ? keys[0] : open("/dev/null", O_RDONLY);
     const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(in, 0);
@@ -55,6 +56,10 @@ pid_t spawn(const std::vector<std::string>& argv, const fs::path& out, const fs:
     close(up[1]);
     *to_child = down[1];
     *from_child = up[0];
+  }
+  if (to_stdin) {
+    close(keys[0]);
+    *to_stdin = keys[1];
   }
   return pid;
 }
@@ -98,16 +103,17 @@ RunResult run(const std::vector<std::string>& argv, double timeout_s) {
 }
 
 Child::Child(const std::vector<std::string>& argv, const fs::path& log_dir, const std::string& tag,
-             bool pipe_fds_3_4)
+             bool pipe_fds_3_4, bool pipe_stdin)
     : out_path_(log_dir / (tag + ".out")), err_path_(log_dir / (tag + ".err")) {
   pid_ = spawn(argv, out_path_, err_path_, pipe_fds_3_4 ? &to_child_fd : nullptr,
-               pipe_fds_3_4 ? &from_child_fd : nullptr);
+               pipe_fds_3_4 ? &from_child_fd : nullptr, pipe_stdin ? &stdin_fd : nullptr);
 }
 
 Child::~Child() {
   if (!reaped_) stop(SIGKILL, 5);
   if (to_child_fd >= 0) close(to_child_fd);
   if (from_child_fd >= 0) close(from_child_fd);
+  if (stdin_fd >= 0) close(stdin_fd);
 }
 
 bool Child::running() {

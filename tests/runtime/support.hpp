@@ -38,7 +38,7 @@ RunResult run(const std::vector<std::string>& argv, double timeout_s = 120);
 class Child {
  public:
   Child(const std::vector<std::string>& argv, const fs::path& log_dir, const std::string& tag,
-        bool pipe_fds_3_4 = false);
+        bool pipe_fds_3_4 = false, bool pipe_stdin = false);
   ~Child();  // SIGKILL if still running
   pid_t pid() const { return pid_; }
   bool running();
@@ -48,6 +48,7 @@ class Child {
   // Waits until stderr contains `text` (after `from` characters); false on timeout or exit.
   bool wait_for_err(const std::string& text, double timeout_s, std::size_t from = 0);
   int to_child_fd = -1, from_child_fd = -1;  // fds 3/4 of the child when pipe_fds_3_4
+  int stdin_fd = -1;                         // the child's stdin when pipe_stdin
 
  private:
   pid_t pid_ = -1;
