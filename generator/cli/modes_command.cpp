@@ -1,16 +1,26 @@
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
-#include "cli/analysis_options.hpp"
+#include "cli/analysis.hpp"
 #include "cli/commands.hpp"
 #include "util/error.hpp"
+#include "util/progress.hpp"
 
 namespace mesh2dsp {
 
 void register_modes_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("modes", "analysis only: mesh -> modal model file");
+  auto* cmd = app.add_subcommand("modes", "analysis only: mesh (or model) -> modal model file");
   auto options = std::make_shared<AnalysisOptions>();
+  auto output = std::make_shared<std::string>();
   add_analysis_options(*cmd, *options);
-  cmd->callback([options] { throw Error("modes: the FEM pipeline is being built"); });
+  cmd->add_option("-o,--output", *output, "the modal model to write (.modal.json)")->required();
+  cmd->callback([cmd, options, output] {
+    const bool material_given = cmd->get_option("--material")->count() > 0;
+    AnalysisReport report;
+    const ModalModel model = load_or_analyze(*options, material_given, &report);
+    write_modal_model(*output, model);
+    if (!is_quiet()) fmt::print(stderr, "{} -> {}\n", summary_line(model, report), *output);
+  });
 }
 
 }  // namespace mesh2dsp

@@ -1,0 +1,143 @@
+#include "fem/assembly.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "fem/elements.hpp"
+#include "util/error.hpp"
+#include "util/progress.hpp"
+
+namespace mesh2dsp {
+namespace {
+
+// Sparsity pattern of the lower triangle, built once at node level and shared by K and M.
+// Assembling straight into it (instead of through triplets) keeps memory near the final size:
+// triplets of a 100k-tet P2 mesh would take over a gigabyte.
+struct LowerPattern {
+  std::vector<std::vector<int>> neighbours;  // per node b: sorted nodes a ≥ b sharing an element
+  std::vector<int> outer;                    // CSC column starts, 3N + 1
+  std::vector<int> inner;                    // row indices
+};
+
+LowerPattern build_pattern(const FemMesh& mesh) {
+  const int n = static_cast<int>(mesh.nodes.rows());
+  const int per = static_cast<int>(mesh.elements.cols());
+  LowerPattern p;
+  p.neighbours.resize(n);
+  for (int t = 0; t < mesh.elements.rows(); ++t)
+    for (int i = 0; i < per; ++i)
+      for (int j = 0; j < per; ++j) {
+        const int a = mesh.elements(t, i), b = mesh.elements(t, j);
+        if (a >= b) p.neighbours[b].push_back(a);
+      }
+  for (auto& v : p.neighbours) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    v.shrink_to_fit();
+  }
+  p.outer.assign(3 * n + 1, 0);
+  for (int b = 0; b < n; ++b)
+    for (int j = 0; j < 3; ++j)
+      p.outer[3 * b + j + 1] = p.outer[3 * b + j] + (3 - j) + 3 * (static_cast<int>(p.neighbours[b].size()) - 1);
+  p.inner.resize(p.outer.back());
+  for (int b = 0; b < n; ++b)
+    for (int j = 0; j < 3; ++j) {
+      int pos = p.outer[3 * b + j];
+      for (int i = j; i < 3; ++i) p.inner[pos++] = 3 * b + i;
+      for (size_t k = 1; k < p.neighbours[b].size(); ++k)
+        for (int i = 0; i < 3; ++i) p.inner[pos++] = 3 * p.neighbours[b][k] + i;
+    }
+  return p;
+}
+
+// Position in the value array of entry (3a + i, 3b + j), a ≥ b (and i ≥ j when a == b).
+inline int value_index(const LowerPattern& p, int a, int i, int b, int j) {
+  const auto& nb = p.neighbours[b];
+  const int k = static_cast<int>(std::lower_bound(nb.begin(), nb.end(), a) - nb.begin());
+  const int offset = k == 0 ? (i - j) : (3 - j) + 3 * (k - 1) + i;
+  return p.outer[3 * b + j] + offset;
+}
+
+template <int Nodes, class ElementFn>
+void scatter_elements(const FemMesh& mesh, const LowerPattern& p, ElementFn element_fn,
+                      std::vector<double>& k_values, std::vector<double>& m_values) {
+  constexpr int D = 3 * Nodes;
+  const int count = static_cast<int>(mesh.elements.rows());
+  Progress progress("assembly");
+  std::atomic<int> done{0};
+#pragma omp parallel
+  {
+    Eigen::Matrix<double, D, D> ke, me;
+    TetCorners x;
+#pragma omp for schedule(static)
+    for (int t = 0; t < count; ++t) {
+      for (int c = 0; c < 4; ++c) x.row(c) = mesh.nodes.row(mesh.elements(t, c));
+      element_fn(x, ke, me);
+      for (int r = 0; r < Nodes; ++r)
+        for (int s = 0; s < Nodes; ++s) {
+          const int a = mesh.elements(t, r), b = mesh.elements(t, s);
+          if (a < b) continue;
+          for (int j = 0; j < 3; ++j)
+            for (int i = (a == b ? j : 0); i < 3; ++i) {
+              const int v = value_index(p, a, i, b, j);
+#pragma omp atomic
+              k_values[v] += ke(3 * r + i, 3 * s + j);
+#pragma omp atomic
+              m_values[v] += me(3 * r + i, 3 * s + j);
+            }
+        }
+      const int finished = ++done;
+#ifdef _OPENMP
+      if (omp_get_thread_num() == 0)  // the progress line is not thread-safe
+#endif
+        progress.update(static_cast<double>(finished) / count);
+    }
+  }
+  progress.finish(fmt::format("{} elements", count));
+}
+
+SparseMatrix matrix_from(const LowerPattern& p, std::vector<double>& values) {
+  const int n = static_cast<int>(p.outer.size()) - 1;
+  return Eigen::Map<const SparseMatrix>(n, n, static_cast<int>(values.size()), p.outer.data(),
+                                        p.inner.data(), values.data());
+}
+
+}  // namespace
+
+FemMatrices assemble_fem_matrices(const FemMesh& mesh, const Material& material) {
+  validate_material(material);
+  const double lambda = lame_lambda(material), mu = lame_mu(material), rho = material.density_kg_m3;
+  for (int t = 0; t < mesh.elements.rows(); ++t) {
+    TetCorners x;
+    for (int c = 0; c < 4; ++c) x.row(c) = mesh.nodes.row(mesh.elements(t, c));
+    Eigen::Matrix<double, 4, 3> g;
+    if (!(barycentric_gradients(x, g) > 0))
+      throw Error(fmt::format("tetrahedron {} is inverted or flat", t));
+  }
+  const LowerPattern pattern = build_pattern(mesh);
+  std::vector<double> k(pattern.inner.size(), 0.0), m(pattern.inner.size(), 0.0);
+  if (mesh.order == 1)
+    scatter_elements<4>(mesh, pattern,
+                        [&](const TetCorners& x, auto& ke, auto& me) {
+                          p1_element_matrices(x, lambda, mu, rho, ke, me);
+                        },
+                        k, m);
+  else
+    scatter_elements<10>(mesh, pattern,
+                         [&](const TetCorners& x, auto& ke, auto& me) {
+                           p2_element_matrices(x, lambda, mu, rho, ke, me);
+                         },
+                         k, m);
+  return {matrix_from(pattern, k), matrix_from(pattern, m)};
+}
+
+SparseMatrix symmetric_from_lower(const SparseMatrix& lower) {
+  return lower.selfadjointView<Eigen::Lower>();
+}
+
+}  // namespace mesh2dsp

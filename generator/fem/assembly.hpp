@@ -1,0 +1,24 @@
+#pragma once
+// Global stiffness K and consistent mass M (3 DOF per node, DOF 3·node + component).
+// Only the lower triangle is stored: both are symmetric, and CHOLMOD and Spectra's
+// SparseSymMatProd read one triangle, which halves the memory.
+#include <Eigen/SparseCore>
+
+#include "fem/fem_mesh.hpp"
+#include "fem/material.hpp"
+
+namespace mesh2dsp {
+
+using SparseMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
+
+struct FemMatrices {
+  SparseMatrix stiffness;  // lower triangle
+  SparseMatrix mass;       // lower triangle
+};
+
+FemMatrices assemble_fem_matrices(const FemMesh& mesh, const Material& material);
+
+// The full symmetric matrix from its lower triangle (tests, small problems).
+SparseMatrix symmetric_from_lower(const SparseMatrix& lower);
+
+}  // namespace mesh2dsp

@@ -1,0 +1,24 @@
+#pragma once
+// Element matrices of linear isotropic elasticity on straight-sided tetrahedra.
+// DOF order inside an element: node-major, (node a, component i) → 3a + i.
+#include <Eigen/Core>
+
+namespace mesh2dsp {
+
+using TetCorners = Eigen::Matrix<double, 4, 3>;
+
+// Gradients of the four barycentric coordinates (rows) and the signed volume.
+double barycentric_gradients(const TetCorners& x, Eigen::Matrix<double, 4, 3>& grad);
+
+// P1 (4-node): constant strain; consistent mass ρV/20·(1 + δ_ab) per component.
+void p1_element_matrices(const TetCorners& x, double lambda, double mu, double density,
+                         Eigen::Matrix<double, 12, 12>& stiffness,
+                         Eigen::Matrix<double, 12, 12>& mass);
+
+// P2 (10-node, nodes ordered as FemMesh): stiffness by the 4-point degree-2 rule, exact for
+// straight edges; consistent mass in closed form (ρV/420 scalar matrix ⊗ I₃).
+void p2_element_matrices(const TetCorners& x, double lambda, double mu, double density,
+                         Eigen::Matrix<double, 30, 30>& stiffness,
+                         Eigen::Matrix<double, 30, 30>& mass);
+
+}  // namespace mesh2dsp

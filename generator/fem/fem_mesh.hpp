@@ -1,0 +1,24 @@
+#pragma once
+// The finite element mesh: nodes and element connectivity for linear (4-node, P1) or
+// quadratic (10-node, P2) tetrahedra built on a TetMesh. Corner nodes keep the TetMesh vertex
+// indices, so surface vertex i is node i; P2 edge nodes follow.
+#include <Eigen/Core>
+
+#include "fem/tet_mesh.hpp"
+
+namespace mesh2dsp {
+
+struct FemMesh {
+  int order = 2;
+  Eigen::MatrixXd nodes;     // N × 3
+  Eigen::MatrixXi elements;  // t × 4 (P1) or t × 10 (P2): corners 0-3, then edge nodes on
+                             // (0,1) (1,2) (0,2) (0,3) (1,3) (2,3)
+  int corner_count = 0;
+};
+
+// The local corner pairs of the six P2 edge nodes, in element order.
+inline constexpr int kTetEdges[6][2] = {{0, 1}, {1, 2}, {0, 2}, {0, 3}, {1, 3}, {2, 3}};
+
+FemMesh make_fem_mesh(const TetMesh& tets, int order);
+
+}  // namespace mesh2dsp

@@ -1,0 +1,54 @@
+#include "fem/mesh_input.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "fem/surface_mesh.hpp"
+#include "fem/tetgen_files.hpp"
+#include "util/error.hpp"
+#include "util/progress.hpp"
+
+namespace mesh2dsp {
+
+TetMesh load_tet_mesh(const std::filesystem::path& path, const Material& material,
+                      const MeshInputOptions& options, StageTimer* timer) {
+  if (!(options.scale > 0) || !std::isfinite(options.scale))
+    throw Error(fmt::format("--scale must be a positive number (got {})", options.scale));
+  if (options.max_tet_volume_m3 && !(*options.max_tet_volume_m3 > 0))
+    throw Error(fmt::format("--max-tet-volume must be positive (got {})", *options.max_tet_volume_m3));
+  if (!std::filesystem::exists(path)) throw Error(fmt::format("{}: no such file", path.string()));
+  StageTimer local;
+  StageTimer& t = timer ? *timer : local;
+  auto ext = path.extension().string();
+  for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+
+  TetMesh mesh;
+  if (ext == ".node" || ext == ".ele") {
+    t.start("read mesh");
+    auto file = read_tetgen_mesh(path, options.scale);
+    mesh = tet_mesh_from_elements(std::move(file.vertices), std::move(file.tets));
+    t.stop();
+  } else {
+    t.start("read mesh");
+    SurfaceMesh surface = read_surface_mesh(path, options.scale);
+    check_and_orient_surface(surface);
+    t.stop();
+    t.start("tetrahedralization");
+    Progress progress("tetrahedralization");
+    progress.update(0.0, fmt::format("{} surface vertices", surface.vertices.rows()));
+    TetrahedralizeOptions tet_options;
+    const double shear_speed = std::sqrt(lame_mu(material) / material.density_kg_m3);
+    tet_options.max_tet_volume_m3 =
+        options.max_tet_volume_m3
+            ? *options.max_tet_volume_m3
+            : default_max_tet_volume(surface, shear_speed, options.fmax_hz);
+    mesh = tetrahedralize(surface, tet_options);
+    progress.finish(fmt::format("{} tetrahedra", mesh.tets.rows()));
+    t.stop();
+  }
+  check_tet_quality(mesh);
+  return mesh;
+}
+
+}  // namespace mesh2dsp

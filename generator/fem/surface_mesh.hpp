@@ -1,0 +1,36 @@
+#pragma once
+// Closed triangle surface meshes: reading (OBJ, STL ascii/binary, OFF, PLY) and the checks a
+// surface must pass before tetrahedralization.
+#include <Eigen/Core>
+#include <filesystem>
+#include <string>
+
+namespace mesh2dsp {
+
+struct SurfaceMesh {
+  Eigen::MatrixXd vertices;  // n × 3, metres
+  Eigen::MatrixXi faces;     // m × 3, counter-clockwise seen from outside once checked
+};
+
+// Reads a triangle mesh by extension (.obj, .stl, .off, .ply; case-insensitive) and multiplies
+// coordinates by `scale`. Polygons are fan-triangulated. Vertex indices follow the file's own
+// order (for STL, which has none, the order of first appearance of each exact position), so
+// `--excite vertex:I` means vertex I of the file. Throws mesh2dsp::Error naming file and problem.
+SurfaceMesh read_surface_mesh(const std::filesystem::path& path, double scale = 1.0);
+
+// Checks, in this order, each failure one mesh2dsp::Error naming the problem and where:
+// finite coordinates; no face repeating a vertex, no degenerate (zero-area) face; every edge in
+// exactly two faces ("edge (12, 57) is shared by 3 faces" / "... by 1 face (hole)"); manifold
+// at vertices (one fan of faces around each vertex); consistent orientation (each edge used
+// once in each direction); positive enclosed volume — a consistently inverted mesh is flipped
+// in place with a notice. Unreferenced vertices are reported as an error too (they would become
+// free-floating nodes). Self-intersections are left to TetGen, which detects them.
+void check_and_orient_surface(SurfaceMesh& mesh);
+
+// Signed enclosed volume (positive for outward-oriented faces), m³.
+double signed_volume(const SurfaceMesh& mesh);
+
+// Area-weighted outward vertex normals (unit length).
+Eigen::MatrixXd vertex_normals(const SurfaceMesh& mesh);
+
+}  // namespace mesh2dsp

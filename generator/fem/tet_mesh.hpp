@@ -1,0 +1,53 @@
+#pragma once
+// Linear tetrahedral meshes: tetrahedralization of a checked surface with the TetGen library,
+// and the element-quality check that rejects near-zero-volume elements (which silently give
+// wrong modes in Mesh2Faust on the bowl and bar_2p5mm benchmark meshes).
+#include <Eigen/Core>
+#include <optional>
+
+#include "fem/surface_mesh.hpp"
+
+namespace mesh2dsp {
+
+struct TetMesh {
+  Eigen::MatrixXd vertices;     // n × 3; the first `surface_vertex_count` are the surface's own
+  Eigen::MatrixXi tets;         // t × 4, positively oriented
+  Eigen::MatrixXi surface_faces;  // boundary triangles, outward, indices into `vertices`
+  int surface_vertex_count = 0;
+};
+
+struct TetrahedralizeOptions {
+  std::optional<double> max_tet_volume_m3;  // none: default_max_tet_volume()
+  double radius_edge_ratio = 1.5;           // TetGen -q bound
+  double min_dihedral_deg = 12;             // TetGen -q second bound
+};
+
+// A default element size from the object's size and the highest frequency wanted: edges no
+// longer than a third of the shear wavelength at `fmax_hz` (quadratic elements resolve a
+// wavelength with about three), and no longer than half the object's smallest extent
+// so thin parts get interior nodes. Returned as the volume of a regular tet of that edge.
+double default_max_tet_volume(const SurfaceMesh& surface, double shear_wave_speed_m_s,
+                              double fmax_hz);
+
+// Tetrahedralizes with TetGen ("pq…a…YQ": PLC, quality bound, volume bound, surface preserved
+// so every surface vertex stays a node and no Steiner point lands on the surface).
+// TetGen's failures (self-intersecting surface, tiny features, …) become mesh2dsp::Error.
+TetMesh tetrahedralize(const SurfaceMesh& surface, const TetrahedralizeOptions& options);
+
+// A tet mesh given directly (TetGen .node/.ele); boundary faces are extracted and oriented.
+TetMesh tet_mesh_from_elements(Eigen::MatrixXd vertices, Eigen::MatrixXi tets);
+
+// Normalised quality in [0, 1]: 6√2·V / ℓ_rms³ (1 for a regular tetrahedron, 0 for a flat one).
+double tet_quality(const Eigen::Matrix<double, 4, 3>& corners);
+
+struct TetQualityReport {
+  double min_quality = 1;
+  int worst_tet = -1;
+  int near_degenerate = 0;  // below the rejection threshold
+};
+TetQualityReport tet_quality_report(const TetMesh& mesh, double reject_below);
+
+// Throws mesh2dsp::Error when any element is inverted or has quality below `reject_below`.
+void check_tet_quality(const TetMesh& mesh, double reject_below = 1e-3);
+
+}  // namespace mesh2dsp

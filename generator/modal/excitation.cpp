@@ -1,0 +1,143 @@
+#include "modal/excitation.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+#include "fem/surface_mesh.hpp"
+#include "util/error.hpp"
+
+namespace mesh2dsp {
+namespace {
+
+std::vector<bool> on_surface(const TetMesh& mesh) {
+  std::vector<bool> used(mesh.vertices.rows(), false);
+  for (int f = 0; f < mesh.surface_faces.rows(); ++f)
+    for (int k = 0; k < 3; ++k) used[mesh.surface_faces(f, k)] = true;
+  return used;
+}
+
+double parse_number(const std::string& text, const std::string& spec) {
+  double v = 0;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  while (first < last && *first == ' ') ++first;
+  while (last > first && last[-1] == ' ') --last;
+  auto [ptr, ec] = std::from_chars(first, last, v);
+  if (ec != std::errc() || ptr != last || first == last || !std::isfinite(v))
+    throw Error(fmt::format("cannot read --excite \"{}\": \"{}\" is not a number", spec, text));
+  return v;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep))
+    if (item.find_first_not_of(' ') != std::string::npos) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+std::vector<int> farthest_point_samples(const TetMesh& mesh, int count) {
+  const auto surface = on_surface(mesh);
+  std::vector<int> candidates;
+  for (int i = 0; i < static_cast<int>(surface.size()); ++i)
+    if (surface[i]) candidates.push_back(i);
+  if (candidates.empty()) throw Error("the mesh has no surface vertices to excite");
+  count = std::min<int>(count, static_cast<int>(candidates.size()));
+  Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
+  for (int i : candidates) centroid += mesh.vertices.row(i).transpose();
+  centroid /= static_cast<double>(candidates.size());
+  std::vector<double> distance(candidates.size());
+  for (size_t c = 0; c < candidates.size(); ++c)
+    distance[c] = (mesh.vertices.row(candidates[c]).transpose() - centroid).squaredNorm();
+  std::vector<int> chosen;
+  // First: farthest from the centroid; then repeatedly the one farthest from all chosen.
+  std::vector<double> nearest(candidates.size(), INFINITY);
+  size_t next = std::max_element(distance.begin(), distance.end()) - distance.begin();
+  while (static_cast<int>(chosen.size()) < count) {
+    chosen.push_back(candidates[next]);
+    const Eigen::Vector3d p = mesh.vertices.row(candidates[next]);
+    for (size_t c = 0; c < candidates.size(); ++c)
+      nearest[c] = std::min(nearest[c], (mesh.vertices.row(candidates[c]).transpose() - p).squaredNorm());
+    next = std::max_element(nearest.begin(), nearest.end()) - nearest.begin();
+  }
+  return chosen;
+}
+
+std::vector<int> select_excitation_vertices(const std::string& spec, const TetMesh& mesh) {
+  const auto colon = spec.find(':');
+  if (colon == std::string::npos)
+    throw Error(fmt::format(
+        "cannot read --excite \"{}\": expected auto:K, vertex:I,J,… or point:X,Y,Z;…", spec));
+  const std::string kind = spec.substr(0, colon), rest = spec.substr(colon + 1);
+  const auto surface = on_surface(mesh);
+  std::vector<int> out;
+  if (kind == "auto") {
+    const double k = parse_number(rest, spec);
+    if (k < 1 || k != std::floor(k) || k > 100000)
+      throw Error(fmt::format("--excite \"{}\": auto needs a whole number of points ≥ 1", spec));
+    out = farthest_point_samples(mesh, static_cast<int>(k));
+  } else if (kind == "vertex") {
+    for (const auto& item : split(rest, ',')) {
+      const double v = parse_number(item, spec);
+      if (v != std::floor(v) || v < 0 || v >= static_cast<double>(mesh.vertices.rows()))
+        throw Error(fmt::format("--excite: vertex {} does not exist (the mesh has {} vertices)",
+                                item, mesh.vertices.rows()));
+      if (!surface[static_cast<int>(v)])
+        throw Error(fmt::format("--excite: vertex {} is not on the surface", item));
+      out.push_back(static_cast<int>(v));
+    }
+  } else if (kind == "point") {
+    for (const auto& item : split(rest, ';')) {
+      const auto xyz = split(item, ',');
+      if (xyz.size() != 3)
+        throw Error(fmt::format("--excite \"{}\": a point needs X,Y,Z (got \"{}\")", spec, item));
+      const Eigen::Vector3d p(parse_number(xyz[0], spec), parse_number(xyz[1], spec),
+                              parse_number(xyz[2], spec));
+      int best = -1;
+      double best_d = INFINITY;
+      for (int i = 0; i < static_cast<int>(surface.size()); ++i) {
+        if (!surface[i]) continue;
+        const double d = (mesh.vertices.row(i).transpose() - p).squaredNorm();
+        if (d < best_d) best_d = d, best = i;
+      }
+      out.push_back(best);
+    }
+  } else {
+    throw Error(fmt::format("--excite \"{}\": unknown kind \"{}\" (auto, vertex or point)", spec, kind));
+  }
+  if (out.empty()) throw Error(fmt::format("--excite \"{}\" selects no point", spec));
+  return out;
+}
+
+std::vector<ModalExcitation> excitation_gains(const std::vector<int>& vertices, const TetMesh& mesh,
+                                              const Eigen::MatrixXd& shapes,
+                                              const std::string& normalization) {
+  const Eigen::MatrixXd normals =
+      vertex_normals(SurfaceMesh{mesh.vertices, mesh.surface_faces});
+  std::vector<ModalExcitation> out;
+  for (int v : vertices) {
+    ModalExcitation e;
+    e.vertex = v;
+    e.position = mesh.vertices.row(v);
+    e.direction = normals.row(v);
+    e.gains.resize(shapes.cols());
+    for (int n = 0; n < shapes.cols(); ++n)
+      e.gains[n] = shapes.block<3, 1>(3 * v, n).dot(e.direction);
+    if (normalization == "per-point") {
+      double peak = 0;
+      for (double g : e.gains) peak = std::max(peak, std::abs(g));
+      if (peak > 0)
+        for (double& g : e.gains) g /= peak;
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace mesh2dsp

@@ -1,0 +1,104 @@
+#include "modal/modal_analysis.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "fem/assembly.hpp"
+#include "modal/eigen_solve.hpp"
+#include "util/error.hpp"
+#include "util/progress.hpp"
+
+namespace mesh2dsp {
+
+ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
+                                  const ModalAnalysisRequest& request, StageTimer* timer) {
+  if (request.modes < 1) throw Error("--modes must be at least 1");
+  if (!(request.fmin_hz >= 0 && request.fmax_hz > request.fmin_hz))
+    throw Error(fmt::format("empty frequency band: --fmin {} Hz, --fmax {} Hz", request.fmin_hz,
+                            request.fmax_hz));
+  StageTimer local;
+  StageTimer& t = timer ? *timer : local;
+
+  t.start("assembly");
+  FemMatrices fem = assemble_fem_matrices(mesh, material);
+  const auto clamped = clamped_nodes(mesh.nodes, request.fix);
+  int free_count = 0;
+  const auto dof_map = free_dof_map(clamped, free_count);
+  ModalAnalysisResult result;
+  result.clamped_nodes = static_cast<int>(std::count(clamped.begin(), clamped.end(), true));
+  result.dof = free_count;
+  if (free_count == 0) throw Error("--fix clamps every vertex: nothing is left to vibrate");
+  if (result.clamped_nodes > 0) {
+    fem.stiffness = restrict_to_free(fem.stiffness, dof_map, free_count);
+    fem.mass = restrict_to_free(fem.mass, dof_map, free_count);
+  }
+  t.stop();
+
+  const bool free_body = result.clamped_nodes == 0;
+  // Shift below the band (and below zero, so K − σM is positive definite with rigid modes).
+  const double shift_hz = std::max(1.0, 0.5 * request.fmin_hz);
+  EigenSolveOptions options;
+  options.shift = -std::pow(2 * M_PI * shift_hz, 2);
+  options.count = request.modes + (free_body ? 6 : 0) + 4;
+  EigenSolution solution;
+  for (;;) {
+    t.start("eigen solve");
+    solution = solve_lowest_modes(fem.stiffness, fem.mass, options);
+    t.stop();
+    const double highest_hz = std::sqrt(std::max(0.0, solution.eigenvalues.maxCoeff())) / (2 * M_PI);
+    int in_band = 0;
+    for (double lambda : solution.eigenvalues) {
+      const double f = std::sqrt(std::max(0.0, lambda)) / (2 * M_PI);
+      if (f >= request.fmin_hz && f <= request.fmax_hz) ++in_band;
+    }
+    // Enough modes, or the band's top reached, or nothing more to find: done.
+    if (in_band >= request.modes || highest_hz > request.fmax_hz || options.count >= free_count - 1)
+      break;
+    options.count = std::min(free_count - 1, options.count + (request.modes - in_band) + 8);
+  }
+
+  const double highest_hz =
+      std::sqrt(std::max(0.0, solution.eigenvalues.maxCoeff())) / (2 * M_PI);
+  std::vector<int> keep;
+  for (int i = 0; i < solution.eigenvalues.size(); ++i) {
+    const double lambda = solution.eigenvalues[i];
+    const double f = std::sqrt(std::max(0.0, lambda)) / (2 * M_PI);
+    if (lambda < 0 || f < kRigidFrequencyFraction * highest_hz) {
+      ++result.rigid_modes;
+    } else if (f < request.fmin_hz) {
+      ++result.below_band;
+    } else if (f > request.fmax_hz) {
+      ++result.above_band;
+    } else if (static_cast<int>(keep.size()) < request.modes) {
+      keep.push_back(i);
+    }
+  }
+  if (free_body && result.rigid_modes != 6)
+    notice(fmt::format(
+        "a free body should have 6 rigid-body modes, this one shows {}: the mesh may have "
+        "disconnected parts or broken elements",
+        result.rigid_modes));
+  if (!free_body && result.rigid_modes > 0)
+    notice(fmt::format("{} rigid-body mode(s) remain although vertices are clamped: part of the "
+                       "object is not held by --fix",
+                       result.rigid_modes));
+  if (keep.empty())
+    throw Error(fmt::format("no mode lies in the band {} .. {} Hz (lowest elastic mode: {:.1f} Hz)",
+                            request.fmin_hz, request.fmax_hz, highest_hz));
+  if (static_cast<int>(keep.size()) < request.modes)
+    notice(fmt::format("only {} of the {} modes requested lie below --fmax {} Hz", keep.size(),
+                       request.modes, request.fmax_hz));
+
+  result.eigenvalues.resize(keep.size());
+  result.shapes = Eigen::MatrixXd::Zero(3 * mesh.nodes.rows(), keep.size());
+  for (size_t j = 0; j < keep.size(); ++j) {
+    result.eigenvalues[j] = solution.eigenvalues[keep[j]];
+    for (int d = 0; d < static_cast<int>(dof_map.size()); ++d)
+      if (dof_map[d] >= 0) result.shapes(d, j) = solution.vectors(dof_map[d], keep[j]);
+  }
+  return result;
+}
+
+}  // namespace mesh2dsp

@@ -1,0 +1,38 @@
+#pragma once
+// FEM mesh + material → the modes in a frequency band: assembly, clamping, eigen solve,
+// rigid-body exclusion by frequency.
+#include <Eigen/Core>
+#include <vector>
+
+#include "fem/boundary.hpp"
+#include "fem/fem_mesh.hpp"
+#include "fem/material.hpp"
+#include "util/stage_timer.hpp"
+
+namespace mesh2dsp {
+
+struct ModalAnalysisRequest {
+  int modes = 50;
+  double fmin_hz = 20, fmax_hz = 20000;
+  std::vector<HalfSpace> fix;
+};
+
+struct ModalAnalysisResult {
+  Eigen::VectorXd eigenvalues;  // ascending, in band, λ = ω² (rad²/s²)
+  Eigen::MatrixXd shapes;       // 3N × modes over all nodes (clamped DOFs 0), φᵀMφ = 1
+  int rigid_modes = 0;          // near-zero modes found (6 for a free body)
+  int dof = 0;                  // free degrees of freedom solved for
+  int clamped_nodes = 0;
+  int below_band = 0, above_band = 0;  // elastic modes found outside [fmin, fmax]
+};
+
+// Throws mesh2dsp::Error on failure; warns (notice) when a free body does not show exactly six
+// rigid-body modes, which signals a broken mesh (disconnected parts, flat elements).
+ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
+                                  const ModalAnalysisRequest& request, StageTimer* timer = nullptr);
+
+// Rigid-body modes are told from elastic ones by frequency: below this fraction of the highest
+// frequency found they are numerically zero (an exact zero comes out at ~1e-5 relative).
+inline constexpr double kRigidFrequencyFraction = 1e-3;
+
+}  // namespace mesh2dsp

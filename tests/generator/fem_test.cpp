@@ -1,0 +1,179 @@
+// FEM core and eigen path on analytic cases: Zhu's 1-D bar (seed 001), element matrices,
+// and a structured box of tetrahedra against beam theory.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "fem/assembly.hpp"
+#include "fem/bar1d.hpp"
+#include "fem/boundary.hpp"
+#include "fem/elements.hpp"
+#include "fem/fem_mesh.hpp"
+#include "modal/eigen_solve.hpp"
+#include "modal/modal_analysis.hpp"
+#include "fem/tet_mesh.hpp"
+#include "util/error.hpp"
+
+using namespace mesh2dsp;
+
+TEST(Bar1d, ElementMatricesAreZhus) {
+  Eigen::Matrix2d k, m;
+  bar1d_element_matrices(2e11, 1e-4, 7850, 0.5, k, m);
+  // seed 001: M = ρAl/6 [2 1; 1 2], K = EA/l [1 −1; −1 1].
+  EXPECT_DOUBLE_EQ(m(0, 0), 7850 * 1e-4 * 0.5 / 6 * 2);
+  EXPECT_DOUBLE_EQ(m(0, 1), 7850 * 1e-4 * 0.5 / 6);
+  EXPECT_DOUBLE_EQ(k(0, 0), 2e11 * 1e-4 / 0.5);
+  EXPECT_DOUBLE_EQ(k(0, 1), -2e11 * 1e-4 / 0.5);
+}
+
+TEST(Bar1d, FreeFreeLongitudinalModesMatchNcOver2L) {
+  const double E = 2e11, rho = 7850, L = 1.0, A = 1e-4;
+  const double c = std::sqrt(E / rho);
+  const auto fem = assemble_bar1d(400, E, A, rho, L);
+  EigenSolveOptions options;
+  options.count = 6;
+  options.shift = -std::pow(2 * M_PI * 10, 2);
+  const auto sol = solve_lowest_modes(fem.stiffness, fem.mass, options);
+  // Mode 0 is the rigid translation; f_n = n·c/(2L) after it.
+  EXPECT_LT(std::abs(sol.eigenvalues[0]), 1e-6 * sol.eigenvalues[1]);
+  for (int n = 1; n <= 5; ++n) {
+    const double f = std::sqrt(sol.eigenvalues[n]) / (2 * M_PI);
+    const double exact = n * c / (2 * L);
+    EXPECT_NEAR(f / exact, 1.0, 1e-3) << "mode " << n;
+  }
+  // Mass-normalised: φᵀMφ = I.
+  const SparseMatrix M = symmetric_from_lower(fem.mass);
+  const Eigen::MatrixXd gram = sol.vectors.transpose() * (M * sol.vectors);
+  EXPECT_LT((gram - Eigen::MatrixXd::Identity(gram.rows(), gram.cols())).norm(), 1e-8);
+}
+
+namespace {
+TetCorners unit_corners() {
+  TetCorners x;
+  x << 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1;
+  return x;
+}
+TetCorners skewed_corners() {
+  TetCorners x;
+  x << 0.1, -0.2, 0.05, 1.3, 0.1, -0.1, 0.2, 0.9, 0.3, -0.1, 0.2, 1.1;
+  return x;
+}
+}  // namespace
+
+TEST(Elements, MassMatricesIntegrateExactly) {
+  const TetCorners x = skewed_corners();
+  Eigen::Matrix<double, 4, 3> g;
+  const double V = barycentric_gradients(x, g);
+  ASSERT_GT(V, 0);
+  const double rho = 3.0;
+  Eigen::Matrix<double, 30, 30> k2, m2;
+  p2_element_matrices(x, 1.0, 1.0, rho, k2, m2);
+  // A translation u = e_x: uᵀMu = ρV.
+  Eigen::Matrix<double, 30, 1> ux = Eigen::Matrix<double, 30, 1>::Zero();
+  for (int a = 0; a < 10; ++a) ux(3 * a) = 1;
+  EXPECT_NEAR(ux.dot(m2 * ux), rho * V, 1e-12);
+  // u = (x, 0, 0) is in P2: uᵀMu = ρ∫x² dV = ρV/20·(Σxᵢ² + (Σxᵢ)²) for a tet.
+  Eigen::Matrix<double, 10, 3> nodes;
+  nodes.topRows(4) = x;
+  for (int e = 0; e < 6; ++e) nodes.row(4 + e) = 0.5 * (x.row(kTetEdges[e][0]) + x.row(kTetEdges[e][1]));
+  Eigen::Matrix<double, 30, 1> u = Eigen::Matrix<double, 30, 1>::Zero();
+  for (int a = 0; a < 10; ++a) u(3 * a) = nodes(a, 0);
+  const double sx = x.col(0).sum(), sxx = x.col(0).squaredNorm();
+  EXPECT_NEAR(u.dot(m2 * u), rho * V / 20 * (sxx + sx * sx), 1e-12);
+  // Rigid motions carry no strain energy; a uniform stretch gives the exact energy.
+  EXPECT_LT((k2 * ux).norm(), 1e-10);
+  const double lambda = 1.0, mu = 1.0;
+  // u = (x,0,0): ε_xx = 1 → energy density ½(λ + 2μ).
+  EXPECT_NEAR(0.5 * u.dot(k2 * u), 0.5 * (lambda + 2 * mu) * V, 1e-12);
+  Eigen::Matrix<double, 12, 12> k1, m1;
+  p1_element_matrices(unit_corners(), lambda, mu, rho, k1, m1);
+  Eigen::Matrix<double, 12, 1> u1 = Eigen::Matrix<double, 12, 1>::Zero();
+  for (int a = 0; a < 4; ++a) u1(3 * a) = unit_corners()(a, 0);
+  EXPECT_NEAR(0.5 * u1.dot(k1 * u1), 0.5 * (lambda + 2 * mu) / 6.0, 1e-12);
+}
+
+TEST(Boundary, HalfSpacesParseAndSelect) {
+  auto h = parse_half_space(" x <= 0.0 ");
+  EXPECT_EQ(h.axis, 0);
+  EXPECT_TRUE(h.less);
+  h = parse_half_space("z>=-1e-3");
+  EXPECT_EQ(h.axis, 2);
+  EXPECT_FALSE(h.less);
+  EXPECT_DOUBLE_EQ(h.value_m, -1e-3);
+  for (auto bad : {"", "w<=0", "x=0", "x<=", "x<=abc", "x<=1e999"})
+    EXPECT_THROW(parse_half_space(bad), Error) << bad;
+  Eigen::MatrixXd nodes(3, 3);
+  nodes << 0, 0, 0, 0.5, 0, 0, 1, 0, 0;
+  auto c = clamped_nodes(nodes, {parse_half_space("x<=0")});
+  EXPECT_TRUE(c[0]);
+  EXPECT_FALSE(c[1]);
+  EXPECT_THROW(clamped_nodes(nodes, {parse_half_space("x<=-1")}), Error);
+}
+
+namespace {
+// A box of nx·ny·nz cubes, each split into six tetrahedra around its main diagonal (Kuhn).
+TetMesh structured_box(double lx, double ly, double lz, int nx, int ny, int nz) {
+  Eigen::MatrixXd v((nx + 1) * (ny + 1) * (nz + 1), 3);
+  auto id = [&](int i, int j, int k) { return (k * (ny + 1) + j) * (nx + 1) + i; };
+  for (int k = 0; k <= nz; ++k)
+    for (int j = 0; j <= ny; ++j)
+      for (int i = 0; i <= nx; ++i) v.row(id(i, j, k)) << lx * i / nx, ly * j / ny, lz * k / nz;
+  static constexpr int kPaths[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  Eigen::MatrixXi t(6 * nx * ny * nz, 4);
+  int n = 0;
+  for (int k = 0; k < nz; ++k)
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i)
+        for (const auto& path : kPaths) {
+          int c[3] = {i, j, k};
+          t(n, 0) = id(c[0], c[1], c[2]);
+          for (int s = 0; s < 3; ++s) {
+            c[path[s]]++;
+            t(n, s + 1) = id(c[0], c[1], c[2]);
+          }
+          ++n;
+        }
+  return tet_mesh_from_elements(v, t);
+}
+
+std::vector<double> box_frequencies(const TetMesh& tets, int order, int count,
+                                    const std::vector<HalfSpace>& fix = {}) {
+  const auto mesh = make_fem_mesh(tets, order);
+  ModalAnalysisRequest request;
+  request.modes = count;
+  request.fmin_hz = 1;
+  request.fix = fix;
+  const auto r = analyze_modes(mesh, find_material_preset("steel"), request);
+  std::vector<double> f;
+  for (double lambda : r.eigenvalues) f.push_back(std::sqrt(lambda) / (2 * M_PI));
+  return f;
+}
+}  // namespace
+
+TEST(Box, QuadraticElementsBeatLinearInBending) {
+  // The benchmark bar 0.30 × 0.03 × 0.02 m (steel): first z-bending mode, Timoshenko 1135.0 Hz
+  // (shared/benchmarks/README.md). P1 on a finer mesh with more DOF than P2 is still worse.
+  const double timoshenko_z1 = 1135.0;
+  const auto p2 = box_frequencies(structured_box(0.30, 0.03, 0.02, 15, 2, 2), 2, 1);
+  const auto p1 = box_frequencies(structured_box(0.30, 0.03, 0.02, 30, 4, 4), 1, 1);
+  const double e2 = std::abs(p2[0] / timoshenko_z1 - 1), e1 = std::abs(p1[0] / timoshenko_z1 - 1);
+  EXPECT_LT(e2, 0.015);
+  EXPECT_LT(e2, e1 / 3);
+}
+
+TEST(Box, CantileverMatchesClampedFreeBeam) {
+  // Clamped-free Euler–Bernoulli: ω = (βL)²·√(EI/(ρAL⁴)), βL = 1.8751, 4.6941 (slender beam
+  // 0.2 × 0.01 × 0.01 so shear is small: Timoshenko within ~0.5 % for the first two).
+  const double L = 0.2, h = 0.01;
+  const auto steel = find_material_preset("steel");
+  const double I = h * h * h * h / 12, A = h * h;
+  const double base = std::sqrt(steel.youngs_modulus_pa * I / (steel.density_kg_m3 * A)) / (L * L);
+  const auto f = box_frequencies(structured_box(L, h, h, 20, 2, 2), 2, 6, {parse_half_space("x<=0")});
+  // Square section: the bending pairs (y and z) are degenerate.
+  const double f1 = 1.8751 * 1.8751 * base / (2 * M_PI), f2 = 4.6941 * 4.6941 * base / (2 * M_PI);
+  EXPECT_NEAR(f[0] / f1, 1.0, 0.02);
+  EXPECT_NEAR(f[1] / f1, 1.0, 0.02);
+  bool found = false;
+  for (double x : f) found |= std::abs(x / f2 - 1) < 0.03;
+  EXPECT_TRUE(found);
+}
