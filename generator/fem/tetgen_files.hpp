@@ -1,0 +1,22 @@
+#pragma once
+// TetGen tetrahedral mesh files (.node + .ele) as input, for meshes made outside mesh2dsp.
+#include <Eigen/Core>
+#include <filesystem>
+
+namespace mesh2dsp {
+
+struct TetMeshFile {
+  Eigen::MatrixXd vertices;  // n × 3, metres (file coordinates × scale), in the .node file's order
+  Eigen::MatrixXi tets;      // m × 4, 0-based, positively oriented: (b−a)·((c−a)×(d−a)) > 0
+};
+
+// Reads `stem.node` and `stem.ele`, given either path (the other is found by replacing the
+// extension). Coordinates are multiplied by `scale`. Indices are 0- or 1-based as the .node
+// file's first point number says (the .ele file uses the same base). Ten-node (quadratic)
+// elements keep their first four (corner) nodes; attributes and boundary markers are ignored;
+// negatively oriented tetrahedra are flipped (two nodes swapped). Zero-volume tetrahedra,
+// indices out of range, non-finite coordinates, wrong counts and truncated files throw
+// mesh2dsp::Error naming the file and line.
+TetMeshFile read_tetgen_mesh(const std::filesystem::path& node_or_ele_path, double scale = 1.0);
+
+}  // namespace mesh2dsp
