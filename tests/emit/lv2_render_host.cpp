@@ -85,9 +85,16 @@ int main(int argc, char** argv) {
     } else if (lilv_port_is_a(plugin, port, control)) {
       const std::string symbol = lilv_node_as_string(lilv_port_get_symbol(plugin, port));
       controls[i] = std::isnan(defaults[i]) ? 0.0f : defaults[i];
-      if (auto s = settings.find(symbol); s != settings.end()) {
-        controls[i] = s->second;
-        settings.erase(s);
+      // "gain" matches the symbol "gain" or faust2lv2's "gain_<index>".
+      for (auto s = settings.begin(); s != settings.end(); ++s) {
+        const std::string& key = s->first;
+        const bool indexed = symbol.size() > key.size() + 1 && symbol.compare(0, key.size() + 1, key + "_") == 0 &&
+                             symbol.find_first_not_of("0123456789", key.size() + 1) == std::string::npos;
+        if (symbol == key || indexed) {
+          controls[i] = s->second;
+          settings.erase(s);
+          break;
+        }
       }
       lilv_instance_connect_port(instance, i, &controls[i]);
     } else if (lilv_port_is_a(plugin, port, atom) && atoms < 8) {
