@@ -5,6 +5,8 @@
 #include <Eigen/CholmodSupport>
 #include <Spectra/MatOp/SparseSymMatProd.h>
 #include <Spectra/SymGEigsShiftSolver.h>
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -71,6 +73,29 @@ class CholmodShiftInvert {
   bool factored_ = false;
 };
 
+// OpenBLAS (Debian's libopenblas0-pthread, picked by the libblas.so.3 alternative) spins its
+// threads while waiting; on the single-vector triangular solves of the Lanczos steps that only
+// costs time, 4x on a loaded 2-core machine. Threads help the factorization, so the iteration
+// runs with one. Looked up at run time: with another BLAS the call does nothing.
+class SingleThreadedBlas {
+ public:
+  SingleThreadedBlas() {
+    set_ = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    auto get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+    if (set_ && get) {
+      previous_ = get();
+      set_(1);
+    }
+  }
+  ~SingleThreadedBlas() {
+    if (set_ && previous_ > 0) set_(previous_);
+  }
+
+ private:
+  void (*set_)(int) = nullptr;
+  int previous_ = 0;
+};
+
 }  // namespace
 
 EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
@@ -89,6 +114,7 @@ EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - factor_start).count();
   factor_progress.finish(fmt::format("{} DOF", n));
   Spectra::SparseSymMatProd<double, Eigen::Lower> bop(m);
+  const SingleThreadedBlas single_threaded_iteration;
 
   EigenSolution out;
   for (int count = options.count; count > 0;) {
