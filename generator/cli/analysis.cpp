@@ -136,6 +136,12 @@ ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
 ModalModel load_or_analyze(const AnalysisOptions& o, bool material_given_explicitly,
                            AnalysisReport* report) {
   if (!is_modal_model_path(o.input)) return analyze_mesh(o, report);
+  // A model file stores modes and gains, not shapes: what needs the shapes needs the mesh.
+  if (!o.listeners.empty())
+    throw Error("--listener needs the mesh, not a model file: listener gains come from the mode "
+                "shapes, which the model does not store");
+  if (!o.fix.empty())
+    throw Error("--fix needs the mesh, not a model file: clamping changes the modes");
   ModalModel model = read_modal_model(o.input);
   if (material_given_explicitly || o.material_overrides.any()) {
     Material m = material_given_explicitly ? find_material_preset(o.material_name) : model.material;

@@ -109,6 +109,11 @@ TEST_F(Scratch, RetuningEqualsAFreshSolve) {
     EXPECT_NEAR(std::abs(a.excitations[0].gains[i]), std::abs(b.excitations[0].gains[i]),
                 1e-5 * std::abs(b.excitations[0].gains[i]) + 1e-12);
   }
+  // What needs the shapes needs the mesh: refused with the reason, nothing written.
+  r = run("modes " + out("steel.modal.json") + " --listener 0,0,1 -o " + out("l.modal.json"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("needs the mesh"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out("l.modal.json")));
   // A new Poisson ratio changes the shapes: refused, with the reason.
   r = run("modes " + out("steel.modal.json") + " --poisson-ratio 0.3 -o " + out("nu.modal.json"));
   EXPECT_NE(r.exit_code, 0);
