@@ -5,7 +5,12 @@
 #include "runtime/jit/faust_compiler.hpp"
 #include "runtime/render/events.hpp"
 #include "runtime/render/offline_render.hpp"
+#include "runtime/live/swappable_dsp.hpp"
 #include "support.hpp"
+
+#include <atomic>
+#include <cmath>
+#include <thread>
 
 namespace {
 
@@ -95,6 +100,59 @@ TEST(Cache, EditingAnImportedLibraryInvalidatesTheEntry) {
   EXPECT_TRUE(watches_library) << "live reload must watch imported files too";
   write_text(dir / "modes.lib", "f0 = 660;\n");
   EXPECT_FALSE(compiler.compile_file(dir / "uses.dsp").from_cache());
+}
+
+}  // namespace
+
+namespace {
+
+using namespace mesh2dsp::runtime;
+
+TEST(SwappableDsp, CrossFadesAtABlockBoundaryAndHandsTheOldVoiceBack) {
+  const FaustCompiler compiler({});
+  auto voice_of = [&](const char* name, const char* source) {
+    auto instance = compiler.compile_string(name, source).instantiate();
+    instance->init(48000);
+    auto bank = std::make_shared<ControlBank>(ControlLayout::of(*instance));
+    return std::make_unique<Voice>(std::move(instance), bank, 48000);
+  };
+  constexpr int kBlock = 256;
+  SwappableDsp live(voice_of("up", "process = 0.5;"), 0.010);  // 480-frame fade
+  live.init(48000);
+
+  // A stand-in audio thread: blocks into a preallocated buffer until told to stop.
+  std::vector<float> heard(48000 * 4, 0.0f);
+  std::atomic<std::size_t> written{0};
+  std::atomic<bool> stop{false};
+  std::thread audio([&] {
+    while (!stop.load() && written.load() + kBlock <= heard.size()) {
+      float* outputs[] = {heard.data() + written.load()};
+      live.compute(kBlock, nullptr, outputs);
+      written.fetch_add(kBlock);
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+  });
+  while (written.load() < 10 * kBlock) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  auto old = live.swap(voice_of("down", "process = -0.5;"), std::chrono::milliseconds(5000));
+  ASSERT_NE(old, nullptr) << "the replaced voice must come back to the control thread";
+  const std::size_t after_swap = written.load();
+  while (written.load() < after_swap + 4 * kBlock) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  stop = true;
+  audio.join();
+
+  std::size_t first_change = 0;
+  while (heard[first_change] == 0.5f) ++first_change;
+  // The fade's first sample has the new voice at gain sin(0) = 0, so it equals the old one.
+  const std::size_t fade_start = first_change - 1;
+  EXPECT_EQ(fade_start % kBlock, 0u) << "the swap must happen at a block boundary";
+  double largest_step = 0;
+  for (std::size_t i = 1; i < written.load(); ++i)
+    largest_step = std::max(largest_step, std::fabs(static_cast<double>(heard[i]) - heard[i - 1]));
+  EXPECT_LT(largest_step, 0.01) << "a click: the fade is not smooth";
+  EXPECT_FLOAT_EQ(heard[fade_start + 480], -0.5f) << "the fade lasts 10 ms";
+  EXPECT_FLOAT_EQ(heard[written.load() - 1], -0.5f);
+  // Equal power half way: both gains are cos(pi/4).
+  EXPECT_NEAR(heard[fade_start + 240], 0.5 * std::cos(M_PI / 4) - 0.5 * std::sin(M_PI / 4), 0.01);
 }
 
 }  // namespace
