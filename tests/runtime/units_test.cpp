@@ -9,6 +9,8 @@
 #include "support.hpp"
 
 #include <atomic>
+#include <cstdlib>
+#include <new>
 #include <cmath>
 #include <thread>
 
@@ -104,6 +106,22 @@ TEST(Cache, EditingAnImportedLibraryInvalidatesTheEntry) {
 
 }  // namespace
 
+// Counts heap allocations made by a thread while it is marked as the audio thread: the swap and
+// fade must not allocate (issue 4, requirement 6). Replacing global new catches the C++ side;
+// the JIT code itself never calls the allocator.
+namespace {
+thread_local bool t_in_audio_callback = false;
+std::atomic<int> g_audio_allocations{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (t_in_audio_callback) g_audio_allocations.fetch_add(1);
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
 namespace {
 
 using namespace mesh2dsp::runtime;
@@ -116,6 +134,12 @@ TEST(SwappableDsp, CrossFadesAtABlockBoundaryAndHandsTheOldVoiceBack) {
     auto bank = std::make_shared<ControlBank>(ControlLayout::of(*instance));
     return std::make_unique<Voice>(std::move(instance), bank, 48000);
   };
+  // The counter itself works (the replacement operator new is the one linked in).
+  t_in_audio_callback = true;
+  delete new int(1);
+  t_in_audio_callback = false;
+  ASSERT_EQ(g_audio_allocations.exchange(0), 1);
+
   constexpr int kBlock = 256;
   SwappableDsp live(voice_of("up", "process = 0.5;"), 0.010);  // 480-frame fade
   live.init(48000);
@@ -127,7 +151,9 @@ TEST(SwappableDsp, CrossFadesAtABlockBoundaryAndHandsTheOldVoiceBack) {
   std::thread audio([&] {
     while (!stop.load() && written.load() + kBlock <= heard.size()) {
       float* outputs[] = {heard.data() + written.load()};
+      t_in_audio_callback = true;
       live.compute(kBlock, nullptr, outputs);
+      t_in_audio_callback = false;
       written.fetch_add(kBlock);
       std::this_thread::sleep_for(std::chrono::microseconds(500));
     }
@@ -151,6 +177,7 @@ TEST(SwappableDsp, CrossFadesAtABlockBoundaryAndHandsTheOldVoiceBack) {
   EXPECT_LT(largest_step, 0.01) << "a click: the fade is not smooth";
   EXPECT_FLOAT_EQ(heard[fade_start + 480], -0.5f) << "the fade lasts 10 ms";
   EXPECT_FLOAT_EQ(heard[written.load() - 1], -0.5f);
+  EXPECT_EQ(g_audio_allocations.load(), 0) << "the audio callback allocated";
   // Equal power half way: both gains are cos(pi/4).
   EXPECT_NEAR(heard[fade_start + 240], 0.5 * std::cos(M_PI / 4) - 0.5 * std::sin(M_PI / 4), 0.01);
 }
