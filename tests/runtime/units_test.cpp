@@ -136,7 +136,8 @@ TEST(SwappableDsp, CrossFadesAtABlockBoundaryAndHandsTheOldVoiceBack) {
   };
   // The counter itself works (the replacement operator new is the one linked in).
   t_in_audio_callback = true;
-  delete new int(1);
+  int* volatile probe = new int(1);  // volatile: new/delete pairs may otherwise be elided
+  delete probe;
   t_in_audio_callback = false;
   ASSERT_EQ(g_audio_allocations.exchange(0), 1);
 
