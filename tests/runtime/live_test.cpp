@@ -197,6 +197,30 @@ TEST_F(LivePlay, OnATerminalTheSpaceBarStrikes) {
   EXPECT_NE(read_text(log).find("played"), std::string::npos) << read_text(log);
 }
 
+TEST_F(LivePlay, MidiNoteStrikesAndAControllerMovesTheSlider) {
+  // Faust's MIDI metadata: note 60 presses the button, CC 7 drives pitch over its range.
+  write_text(dir_ / "live.dsp",
+             "import(\"stdfaust.lib\");\n"
+             "gate = button(\"gate[midi:key 60]\");\n"
+             "pitch = hslider(\"pitch[midi:ctrl 7]\", 1, 0.5, 2, 0.001);\n"
+             "process = gate : ba.impulsify <: pm.modeFilter(500*pitch, 1.2, 0.5);\n");
+  start_play({});
+  JackMidiSender midi;
+  ASSERT_TRUE(midi.connect("rt-live:midi_in_1", 10)) << play_->err();
+  auto strike = [&] {
+    midi.send(0x90, 60, 100);  // note on
+    std::this_thread::sleep_for(60ms);
+    midi.send(0x80, 60, 0);    // note off
+  };
+  auto s = spectrum(record_after(strike), recorder_->sample_rate_hz());
+  ASSERT_GT(s.max(), 0) << "the MIDI note did not strike\n" << play_->err();
+  EXPECT_TRUE(has_peak(s, 500)) << "strongest at " << s.strongest_hz(50, 5000);
+  midi.send(0xB0, 7, 127);  // controller 7 at its top: pitch = 2
+  std::this_thread::sleep_for(100ms);
+  s = spectrum(record_after(strike), recorder_->sample_rate_hz());
+  EXPECT_TRUE(has_peak(s, 1000)) << "strongest at " << s.strongest_hz(50, 5000);
+}
+
 TEST(PlayErrors, NoAudioServerIsAClearError) {
   expect_one_line_error({(data_dir() / "bank.dsp").string(), "--audio", "jack"}, "no JACK server");
   expect_one_line_error({(data_dir() / "bank.dsp").string(), "--audio", "auto"},
