@@ -25,6 +25,20 @@ using mesh2dsp::runtime::ParameterEvent;
 
 constexpr int kRate_hz = 48000;
 
+// The CLI runs here use a private compile cache, never the user's ~/.cache.
+class PrivateCache : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    dir_ = std::make_unique<TempDir>();
+    setenv("MESH2DSP_CACHE_DIR", (dir_->path / "cache").c_str(), 1);
+  }
+  void TearDown() override { dir_.reset(); }
+
+ private:
+  std::unique_ptr<TempDir> dir_;
+};
+const auto* const kPrivateCache = ::testing::AddGlobalTestEnvironment(new PrivateCache);
+
 // Renders `instance` with the same scheduler the CLI uses; returns channel 0..n interleaved.
 std::vector<float> render(dsp& instance, double duration_s, const std::vector<ParameterEvent>& events,
                           const std::vector<float>* mono_input = nullptr) {
