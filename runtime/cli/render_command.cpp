@@ -13,7 +13,7 @@ namespace mesh2dsp::runtime {
 
 void CompileFlags::add_to(CLI::App& cmd) {
   cmd.add_option("--faust-option", faust_options,
-                 "an option for the Faust compiler, e.g. --faust-option=-double (may repeat)")
+                 "an option for the Faust compiler, one per flag, e.g. --faust-option=-ftz --faust-option=2")
       ->allow_extra_args(false);
   cmd.add_option("--opt-level", opt_level, "LLVM optimisation level -1..4 (0 compiles fastest)")
       ->check(CLI::Range(-1, 4))

@@ -198,6 +198,17 @@ TEST(RenderErrors, TriggerOfASliderAndValueOutOfRange) {
   expect_clean_failure({"--set", "freq=99999"}, (data_dir() / "bank.dsp").string(), "outside the range");
 }
 
+TEST(RenderErrors, NanOutputIsRefusedAndLocated) {
+  TempDir dsp;
+  write_text(dsp / "nan.dsp", "process = sqrt(hslider(\"x\", 1, -1, 1, 0.1));\n");
+  expect_clean_failure({"--set", "x=-1@0.5"}, (dsp / "nan.dsp").string(), "output 0 is NaN at 0.5000 s");
+}
+
+TEST(RenderErrors, DoublePrecisionIsRefusedNotCrashed) {
+  expect_clean_failure({"--faust-option=-double"}, (data_dir() / "bank.dsp").string(),
+                       "Faust option -double: the runtime runs programs in single precision");
+}
+
 TEST(RenderErrors, UnreadableInputFile) {
   TempDir inputs;
   write_text(inputs / "in.wav", "not a sound file");
