@@ -188,3 +188,23 @@ TEST(SwappableDsp, CrossFadesAtABlockBoundaryAndHandsTheOldVoiceBack) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(SwappableDsp, NanFromTheProgramIsSilencedAndCounted) {
+  auto instance = mesh2dsp::runtime::FaustCompiler({})
+                      .compile_string("nan", "process = sqrt(hslider(\"x\", -1, -1, 1, 0.1));")
+                      .instantiate();
+  instance->init(48000);
+  auto bank = std::make_shared<mesh2dsp::runtime::ControlBank>(mesh2dsp::runtime::ControlLayout::of(*instance));
+  mesh2dsp::runtime::SwappableDsp live(
+      std::make_unique<mesh2dsp::runtime::Voice>(std::move(instance), bank, 48000), 0.01);
+  live.init(48000);
+  std::vector<float> out(64, 1.0f);
+  float* outputs[] = {out.data()};
+  live.compute(64, nullptr, outputs);
+  for (float v : out) EXPECT_EQ(v, 0.0f);
+  EXPECT_EQ(live.stats().non_finite_samples, 64u);
+}
+
+}  // namespace
