@@ -133,7 +133,7 @@ TEST_F(LivePlay, HttpControlPageInHeadlessChromiumChangesTheSound) {
   browser.open("http://localhost:" + std::to_string(http_port) + "/");
   // Wait until the page has built its widgets from the DSP's JSON.
   std::string pitch_key;
-  for (int i = 0; i < 100 && pitch_key.empty(); ++i) {
+  for (int i = 0; i < 600 && pitch_key.empty(); ++i) {  // up to a minute on a loaded machine
     const auto key = browser.evaluate(
         "typeof _f4u$t === 'undefined' ? '' : "
         "(Object.keys(_f4u$t.PATHS_TO_IDS).find(k => k.endsWith('/live/pitch')) || '')");
