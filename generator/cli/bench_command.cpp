@@ -135,9 +135,9 @@ void register_bench_command(CLI::App& app) {
       const double volume = signed_volume(surface);
       for (int size : o->sizes)
         for (int order : o->orders)
-          // TetGen's quality meshes average about 0.45 of the volume bound per element.
+          // TetGen's quality meshes average about 0.8 of the volume bound per element.
           cases.push_back({fmt::format("{}k tets", size / 1000), o->size_mesh, order,
-                           volume / (0.45 * size)});
+                           volume / (0.8 * size)});
     }
     if (cases.empty()) throw Error("bench: give meshes and/or --sizes with --size-mesh");
     json all = json::array();
