@@ -33,8 +33,8 @@ struct NewmarkOptions {
   double dt_s = 0;
   bool nonlinear = false;  // St. Venant–Kirchhoff (Green strain) instead of linear elasticity
   int max_iterations = 50;       // non-linear only
-  double tolerance = 1e-10;      // relative step-update norm, non-linear only
-  LinearSolverKind solver = LinearSolverKind::simplicial;
+  double tolerance = 1e-9;       // relative step-update norm, non-linear only
+  LinearSolverKind solver = LinearSolverKind::cholmod_supernodal;
 };
 
 class NewmarkIntegrator {
@@ -78,6 +78,7 @@ class NewmarkIntegrator {
   std::vector<int> dof_map_;  // full → reduced (−1 clamped)
   int free_count_ = 0;
   Eigen::SparseMatrix<double, Eigen::RowMajor, int> mass_, stiffness_;  // full symmetric
+  bool shared_pattern_ = false;
   std::unique_ptr<Solver> effective_;  // K_eff
   Eigen::VectorXd load_, u_, v_, a_, rhs_, x1_, x2_, u_next_, full_u_, g_;
   double time_s_ = 0;
