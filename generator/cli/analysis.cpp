@@ -30,6 +30,8 @@ ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
   mesh_options.scale = o.scale;
   mesh_options.max_tet_volume_m3 = o.max_tet_volume_m3;
   mesh_options.fmax_hz = o.fmax_hz;
+  mesh_options.surface_edge_m = o.surface_edge_m;
+  mesh_options.keep_surface = o.keep_surface;
   const TetMesh tets = load_tet_mesh(o.input, material, mesh_options, &r.timer);
   // Parse the excitation before the expensive solve, so a typo fails fast.
   const auto excite_vertices = select_excitation_vertices(o.excite, tets);

@@ -22,7 +22,14 @@ class CholmodShiftInvert {
  public:
   using Scalar = double;
   CholmodShiftInvert(const SparseMatrix& k, const SparseMatrix& m, Progress& progress)
-      : k_(k), m_(m), progress_(progress) {}
+      : k_(k), m_(m), progress_(progress) {
+    // Try AMD and METIS and keep the ordering with less fill: METIS saves 15-30 % of the
+    // factorization work on P2 tet meshes, and more as they grow.
+    auto& common = solver_.cholmod();
+    common.nmethods = 2;
+    common.method[0].ordering = CHOLMOD_AMD;
+    common.method[1].ordering = CHOLMOD_METIS;
+  }
   Eigen::Index rows() const { return k_.rows(); }
   Eigen::Index cols() const { return k_.cols(); }
 
@@ -42,12 +49,15 @@ class CholmodShiftInvert {
   void perform_op(const double* x_in, double* y_out) const {
     Eigen::Map<const Eigen::VectorXd> x(x_in, rows());
     Eigen::Map<Eigen::VectorXd> y(y_out, rows());
+    const auto t0 = std::chrono::steady_clock::now();
     y = solver_.solve(x);
+    solve_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++operations;
     progress_.update(std::min(0.99, operations / expected_operations), fmt::format("{} Lanczos steps", operations));
   }
 
   mutable int operations = 0;
+  mutable double solve_s = 0;
   int factorizations = 0;
   double expected_operations = 100;
 
@@ -98,6 +108,7 @@ EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
   out.factorizations = op.factorizations;
   out.factorization_s = factorization_s;
   out.operations = op.operations;
+  out.triangular_solve_s = op.solve_s;
   // Spectra returns the requested order; make sure it is ascending.
   std::vector<int> order(out.eigenvalues.size());
   std::iota(order.begin(), order.end(), 0);

@@ -14,6 +14,7 @@ struct EigenSolution {
   int factorizations = 0;
   double factorization_s = 0;
   int operations = 0;  // solves with the factor (Lanczos steps)
+  double triangular_solve_s = 0;  // time spent in those solves
 };
 
 struct EigenSolveOptions {

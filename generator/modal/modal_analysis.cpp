@@ -85,9 +85,17 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
     notice(fmt::format("{} rigid-body mode(s) remain although vertices are clamped: part of the "
                        "object is not held by --fix",
                        result.rigid_modes));
-  if (keep.empty())
-    throw Error(fmt::format("no mode lies in the band {} .. {} Hz (lowest elastic mode: {:.1f} Hz)",
-                            request.fmin_hz, request.fmax_hz, highest_hz));
+  if (keep.empty()) {
+    double lowest_elastic_hz = INFINITY;
+    for (double lambda : solution.eigenvalues) {
+      const double f = std::sqrt(std::max(0.0, lambda)) / (2 * M_PI);
+      if (f >= kRigidFrequencyFraction * highest_hz) lowest_elastic_hz = std::min(lowest_elastic_hz, f);
+    }
+    throw Error(fmt::format(
+        "no mode lies in the band {} .. {} Hz (the lowest elastic mode is at {:.1f} Hz); widen it "
+        "with --fmin/--fmax",
+        request.fmin_hz, request.fmax_hz, lowest_elastic_hz));
+  }
   if (static_cast<int>(keep.size()) < request.modes)
     notice(fmt::format("only {} of the {} modes requested lie below --fmax {} Hz", keep.size(),
                        request.modes, request.fmax_hz));

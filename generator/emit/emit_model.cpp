@@ -1,0 +1,95 @@
+#include "emit/emit_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "util/error.hpp"
+
+namespace mesh2dsp {
+
+std::string identifier_from(const std::string& text) {
+  std::string id;
+  for (unsigned char c : text) id += std::isalnum(c) ? static_cast<char>(c) : '_';
+  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "m_" + id;
+  return id;
+}
+
+std::string camel_case(const std::string& identifier) {
+  std::string out;
+  bool upper = true;
+  for (char c : identifier) {
+    if (c == '_') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    upper = false;
+  }
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "M" + out;
+  return out;
+}
+
+EmitModel make_emit_model(const ModalModel& model, const std::string& name_override) {
+  EmitModel e;
+  e.name = identifier_from(name_override.empty() ? model.name : name_override);
+  e.class_name = camel_case(e.name);
+  const int n_modes = static_cast<int>(model.modes.size());
+  if (n_modes == 0) throw Error("the model has no modes: nothing to emit");
+  if (model.excitations.empty())
+    throw Error("the model has no excitation points: nothing can strike it");
+  e.mode_count = n_modes;
+  e.point_count = static_cast<int>(model.excitations.size());
+  e.contact_microphone = model.listeners.empty();
+  e.output_count = e.contact_microphone ? 1 : static_cast<int>(model.listeners.size());
+  e.fundamental_hz = model.modes.front().frequency_hz;
+
+  for (const auto& m : model.modes) {
+    e.frequency_ratio.push_back(m.frequency_hz / e.fundamental_hz);
+    const double omega = 2 * M_PI * m.frequency_hz;
+    // σ = ξω; a hand-written model may give only T60 (σ = ln(1000)/T60).
+    double sigma = m.damping_ratio * omega;
+    if (!(sigma > 0) && std::isfinite(m.t60_s) && m.t60_s > 0) sigma = std::log(1000.0) / m.t60_s;
+    if (sigma >= omega)
+      throw Error(fmt::format("mode at {} Hz is overdamped (decay rate {} 1/s): not a resonance",
+                              m.frequency_hz, sigma));
+    e.decay_per_s.push_back(sigma);
+  }
+
+  e.gains.assign(static_cast<size_t>(e.output_count) * e.point_count * n_modes, 0.0);
+  double largest_sum = 0;
+  for (int l = 0; l < e.output_count; ++l)
+    for (int k = 0; k < e.point_count; ++k) {
+      const auto& excite = model.excitations[k].gains;
+      const auto& pickup = e.contact_microphone ? excite : model.listeners[l].gains;
+      double sum = 0;
+      for (int n = 0; n < n_modes; ++n) {
+        const double g = excite[n] * pickup[n];
+        e.gains[(static_cast<size_t>(l) * e.point_count + k) * n_modes + n] = g;
+        sum += std::abs(g);
+      }
+      largest_sum = std::max(largest_sum, sum);
+    }
+  if (!(largest_sum > 0) || !std::isfinite(largest_sum))
+    throw Error("every mode gain of the model is zero (or not finite): it would be silent");
+  e.normalization = 1.0 / largest_sum;
+  for (double& g : e.gains) {
+    g *= e.normalization;
+    // Gains below float's normal range would only cost denormal arithmetic in the resonators.
+    if (std::abs(g) < 1e-30) g = 0;
+  }
+
+  e.description = fmt::format(
+      "Modal model of {}: {} modes ({} Hz to {} Hz), {} excitation point(s), {}; material {}",
+      model.mesh.source.empty() ? e.name : model.mesh.source, n_modes,
+      fmt::format("{:.6g}", model.modes.front().frequency_hz),
+      fmt::format("{:.6g}", model.modes.back().frequency_hz), e.point_count,
+      e.contact_microphone ? "contact-microphone output"
+                           : fmt::format("{} listener output(s)", e.output_count),
+      model.material.name.empty() ? "custom" : model.material.name);
+  return e;
+}
+
+}  // namespace mesh2dsp

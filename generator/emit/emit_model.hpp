@@ -1,0 +1,47 @@
+#pragma once
+// What every emitter needs from a modal model, derived once so the Faust, C++, C and .sy
+// outputs cannot disagree: frequency ratios, decay rates, and one table of per-mode output
+// gains for every (output, excitation point) pair, with a single overall normalisation.
+#include <string>
+#include <vector>
+
+#include "modal/modal_model.hpp"
+
+namespace mesh2dsp {
+
+struct EmitModel {
+  std::string name;        // identifier-safe model name, e.g. "bowl"
+  std::string class_name;  // CamelCase for the C++ class, e.g. "Bowl"
+  std::string description; // one line: modes, points, material, source
+
+  double fundamental_hz = 0;            // frequency of the lowest mode
+  std::vector<double> frequency_ratio;  // f_n / f_0, ascending
+  std::vector<double> decay_per_s;      // σ_n = ξ_n ω_n (1/s); 0 when undamped
+  int mode_count = 0;
+  int point_count = 0;   // excitation points K
+  int output_count = 0;  // listeners L, or 1 for the contact microphone
+  bool contact_microphone = true;  // no listeners: output = velocity at the struck point
+
+  // gains[(l * K + k) * N + n] = normalisation · e_kn · p_ln, where e_kn = φ_n(x_k)·d_k and the
+  // pickup p_ln is the listener gain, or e_kn again for the contact microphone (velocity
+  // measured at the struck point along the strike direction).
+  std::vector<double> gains;
+  // 1 / max over (l, k) of Σ_n |e_kn p_ln|: a unit-momentum strike at any point gives an
+  // initial output of at most 1 (the velocity impulse response at t=0+ is Σ_n e_kn p_ln).
+  double normalization = 1;
+
+  double gain(int output, int point, int mode) const {
+    return gains[(static_cast<size_t>(output) * point_count + point) * mode_count + mode];
+  }
+};
+
+// Throws mesh2dsp::Error when the model cannot be emitted (no modes, no excitation points,
+// all gains zero, a decay rate that makes a mode overdamped).
+EmitModel make_emit_model(const ModalModel& model, const std::string& name_override = {});
+
+// "my-bowl 2" -> "my_bowl_2" (a valid identifier in Faust, C and C++).
+std::string identifier_from(const std::string& text);
+// "my_bowl_2" -> "MyBowl2".
+std::string camel_case(const std::string& identifier);
+
+}  // namespace mesh2dsp

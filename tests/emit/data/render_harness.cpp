@@ -1,0 +1,37 @@
+// Renders the emitted header to raw float32 (output 0) for the spectral and click tests.
+// Usage: render <rate> <seconds> <fundamental_hz|0> <impulse|strike> <glide_at_s|-1> <out.f32>
+//   impulse: a unit momentum impulse on the force input at sample 0 (the impulse response);
+//   strike:  strike(0, 1) with the hammer; glide_at_s >= 0 steps the glide 0 -> 1 then.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include MODEL_HEADER
+
+int main(int argc, char** argv) {
+  if (argc != 7) return 2;
+  const int rate = std::atoi(argv[1]);
+  const int total = static_cast<int>(std::atof(argv[2]) * rate);
+  const float fundamental = static_cast<float>(std::atof(argv[3]));
+  const bool impulse = std::strcmp(argv[4], "impulse") == 0;
+  const double glide_at = std::atof(argv[5]);
+  static mesh2dsp_models::MODEL_CLASS model;
+  model.prepare(static_cast<float>(rate));
+  model.setGain(1.0f);
+  if (fundamental > 0) model.setFundamental(fundamental);
+  model.apply();
+  if (!impulse) model.strike(0.0f, 1.0f);
+  std::vector<float> out(total), in(total, 0.0f);
+  if (impulse) in[0] = 1.0f;
+  const int block = 256;
+  for (int done = 0; done < total; done += block) {
+    const int n = total - done < block ? total - done : block;
+    if (glide_at >= 0 && done >= glide_at * rate) model.setGlide(1.0f);
+    model.process(in.data() + done, out.data() + done, n);
+  }
+  FILE* f = std::fopen(argv[6], "wb");
+  if (!f || std::fwrite(out.data(), sizeof(float), out.size(), f) != out.size()) return 1;
+  std::fclose(f);
+  return 0;
+}
