@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <Eigen/CholmodSupport>
+#include <Eigen/IterativeLinearSolvers>
 #include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <cstdio>
@@ -19,29 +20,46 @@ namespace mesh2dsp {
 // cheapest solve for the small systems a reference render uses; CHOLMOD's supernodal LLᵀ
 // factors large ones much faster.
 struct NewmarkIntegrator::Solver {
+  using RowMatrix = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
   Eigen::SimplicialLLT<SparseMatrix, Eigen::Lower, Eigen::AMDOrdering<int>> simplicial;
   Eigen::CholmodSupernodalLLT<SparseMatrix, Eigen::Lower> supernodal;
+  RowMatrix full;  // CG: the whole symmetric K_eff, row-major for a fast serial mat-vec
+  Eigen::ConjugateGradient<RowMatrix, Eigen::Lower | Eigen::Upper, Eigen::DiagonalPreconditioner<double>> cg;
   LinearSolverKind kind;
-  Eigen::VectorXd scratch;
+  long long cg_iterations = 0, cg_solves = 0;
 
   Solver(const SparseMatrix& lower, LinearSolverKind k) : kind(k) {
     Eigen::ComputationInfo info;
     if (kind == LinearSolverKind::simplicial) {
       simplicial.compute(lower);
       info = simplicial.info();
-    } else {
+    } else if (kind == LinearSolverKind::cholmod_supernodal) {
       supernodal.compute(lower);
       info = supernodal.info();
+    } else {
+      full = symmetric_from_lower(lower);
+      cg.setTolerance(1e-12);
+      cg.setMaxIterations(2000);
+      cg.compute(full);
+      info = cg.info();
     }
     if (info != Eigen::Success)
       throw Error("the effective matrix K + (2/dt)C + (4/dt²)M is not positive definite "
                   "(check the material and the mesh)");
   }
+  // `x` holds the initial guess on entry (used by CG only).
   void solve(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) {
-    if (kind == LinearSolverKind::simplicial)
+    if (kind == LinearSolverKind::simplicial) {
       x = simplicial.solve(rhs);
-    else
+    } else if (kind == LinearSolverKind::cholmod_supernodal) {
       x = supernodal.solve(rhs);
+    } else {
+      x = cg.solveWithGuess(rhs, x);
+      cg_iterations += cg.iterations();
+      ++cg_solves;
+      if (cg.info() != Eigen::Success)
+        throw Error("conjugate gradients did not converge on K_eff (try --solver cholmod)");
+    }
   }
   long long nonzeros() const {
     if (kind == LinearSolverKind::simplicial) return simplicial.matrixL().nestedExpression().nonZeros();
@@ -89,6 +107,9 @@ NewmarkIntegrator::NewmarkIntegrator(const FemMesh& mesh, const Material& materi
 NewmarkIntegrator::~NewmarkIntegrator() = default;
 
 long long NewmarkIntegrator::factor_nonzeros() const { return effective_->nonzeros(); }
+double NewmarkIntegrator::mean_cg_iterations() const {
+  return effective_->cg_solves ? static_cast<double>(effective_->cg_iterations) / effective_->cg_solves : 0;
+}
 
 void NewmarkIntegrator::scatter(const Eigen::VectorXd& reduced, Eigen::VectorXd& full) const {
   full.setZero(static_cast<Eigen::Index>(dof_map_.size()));
@@ -152,6 +173,7 @@ void NewmarkIntegrator::step(double load_scale_next) {
   }
   rhs_ += load_scale_next * load_;
   if (!options_.nonlinear) {
+    u_next_ = u_ + dt * v_ + (0.5 * dt * dt) * a_;  // predictor: CG's starting guess
     effective_->solve(rhs_, u_next_);
     last_iterations_ = 1;
   } else {
@@ -164,6 +186,7 @@ void NewmarkIntegrator::step(double load_scale_next) {
     for (;;) {
       scatter(u_next_, full_u_);
       gather(stvk_nonlinear_force(mesh_, material_, full_u_), g_);
+      candidate = u_next_;
       effective_->solve(rhs_ - g_, candidate);
       ++iteration;
       const double change = (candidate - u_next_).norm();

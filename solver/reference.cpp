@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <ctime>
 #include <cmath>
 
 #include "filters.hpp"
@@ -144,6 +145,7 @@ ReferenceResult render_reference(const TetMesh& tets, const FemMesh& fem, const 
   std::optional<Progress> progress;
   if (s.show_progress) progress.emplace("reference");
   const auto loop_start = Clock::now();
+  const std::clock_t loop_cpu_start = std::clock();
   auto emit_audio = [&]() {
     while (pressure_filter.pop(audio_pressure)) {
       const long long j = pressure_filter.produced() - 1;
@@ -208,6 +210,8 @@ ReferenceResult render_reference(const TetMesh& tets, const FemMesh& fem, const 
   if (progress) progress->finish(fmt::format("{} steps of {:.3g} s", total_steps, dt));
   result.steps = total_steps;
   result.integration_s = seconds_since(loop_start);
+  result.mean_cg_iterations = integrator.mean_cg_iterations();
+  result.integration_cpu_s = static_cast<double>(std::clock() - loop_cpu_start) / CLOCKS_PER_SEC;
   result.audio_s = audio_s;
 
   for (int l = 0; l < listeners; ++l) {

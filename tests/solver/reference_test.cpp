@@ -349,3 +349,27 @@ TEST(NonLinear, SmallDeformationsMatchLinearLargeOnesDoNot) {
   EXPECT_LT(difference(linear, run(true, 1.0)), 1e-3);  // 1 N on a steel bar: linear regime
   EXPECT_GT(difference(linear, run(true, 1e5)), 1e-2);  // 100 kN: large deformation
 }
+
+TEST(LinearSolvers, ConjugateGradientsRenderWhatTheFactorizationRenders) {
+  const TetMesh bar = structured_box({0, 0, 0}, {0.30, 0.03, 0.02}, 6, 2, 2);
+  const FemMesh fem = make_fem_mesh(bar, 1);
+  const Material steel = find_material_preset("steel");
+  ReferenceSettings s;
+  s.duration_s = 0.01;
+  s.show_progress = false;
+  s.force = parse_force("cosine:0.0001", 1.0);
+  s.strike = parse_strike("auto", "", bar, {});
+  s.listeners_m = {default_listener(bar)};
+  const auto direct = render_reference(bar, fem, steel, {}, s);
+  s.solver = LinearSolverKind::conjugate_gradient;
+  const auto cg = render_reference(bar, fem, steel, {}, s);
+  double num = 0, den = 0;
+  for (size_t i = 0; i < direct.channels[0].size(); ++i) {
+    const double d = direct.channels[0][i] - cg.channels[0][i];
+    num += d * d;
+    den += double(direct.channels[0][i]) * direct.channels[0][i];
+  }
+  std::printf("CG: %.1f iterations per step, relative difference %.2e\n", cg.mean_cg_iterations,
+              std::sqrt(num / den));
+  EXPECT_LT(std::sqrt(num / den), 1e-5);
+}
