@@ -23,18 +23,25 @@ void p2_gradients(const Eigen::Vector4d& l, const Eigen::Matrix<double, 4, 3>& g
 
 template <int Nodes>
 void element_force(const Eigen::Matrix<double, Nodes, 3>& grad, const Eigen::Matrix<double, Nodes, 3>& ue,
-                   double lambda, double mu, double weight, Eigen::Matrix<double, Nodes, 3>& fe) {
-  const Eigen::Matrix3d F = Eigen::Matrix3d::Identity() + ue.transpose() * grad;  // ∂x/∂X
-  const Eigen::Matrix3d E = 0.5 * (F.transpose() * F - Eigen::Matrix3d::Identity());  // Green
-  const Eigen::Matrix3d S = lambda * E.trace() * Eigen::Matrix3d::Identity() + 2 * mu * E;
-  const Eigen::Matrix3d P = F * S;  // first Piola–Kirchhoff stress
+                   double lambda, double mu, double weight, bool remainder_only,
+                   Eigen::Matrix<double, Nodes, 3>& fe) {
+  // H = ∂u/∂X, F = I + H. Green's strain written without forming FᵀF − I, which would lose
+  // all digits of E at audio-level strains (~1e-9): E = ½(H + Hᵀ + HᵀH).
+  const Eigen::Matrix3d H = ue.transpose() * grad;
+  const Eigen::Matrix3d I = Eigen::Matrix3d::Identity();
+  const Eigen::Matrix3d eps = 0.5 * (H + H.transpose());          // linear strain
+  const Eigen::Matrix3d quad = 0.5 * (H.transpose() * H);          // E − ε
+  const Eigen::Matrix3d S = lambda * (eps + quad).trace() * I + 2 * mu * (eps + quad);
+  Eigen::Matrix3d P;  // first Piola–Kirchhoff stress F·S, or its part beyond linear elasticity
+  if (remainder_only)
+    P = lambda * quad.trace() * I + 2 * mu * quad + H * S;
+  else
+    P = S + H * S;
   fe += weight * grad * P.transpose();  // f_a = ∫ P ∇N_a
 }
 
-}  // namespace
-
-Eigen::VectorXd stvk_internal_force(const FemMesh& mesh, const Material& material,
-                                    const Eigen::VectorXd& u) {
+template <bool Remainder>
+Eigen::VectorXd assemble_force(const FemMesh& mesh, const Material& material, const Eigen::VectorXd& u) {
   const double lambda = lame_lambda(material), mu = lame_mu(material);
   const int nodes = static_cast<int>(mesh.nodes.rows());
   const int count = static_cast<int>(mesh.elements.rows());
@@ -59,7 +66,7 @@ Eigen::VectorXd stvk_internal_force(const FemMesh& mesh, const Material& materia
       if (mesh.order == 1) {
         Eigen::Matrix<double, 4, 3> ue, fe = Eigen::Matrix<double, 4, 3>::Zero();
         for (int a = 0; a < 4; ++a) ue.row(a) = u.segment<3>(3 * mesh.elements(t, a));
-        element_force<4>(g, ue, lambda, mu, volume, fe);
+        element_force<4>(g, ue, lambda, mu, volume, Remainder, fe);
         for (int a = 0; a < 4; ++a) f.segment<3>(3 * mesh.elements(t, a)) += fe.row(a).transpose();
       } else {
         Eigen::Matrix<double, 10, 3> ue, fe = Eigen::Matrix<double, 10, 3>::Zero(), grad;
@@ -69,7 +76,7 @@ Eigen::VectorXd stvk_internal_force(const FemMesh& mesh, const Material& materia
           Eigen::Vector4d l = Eigen::Vector4d::Constant(qb);
           l[q] = qa;
           p2_gradients(l, g, grad);
-          element_force<10>(grad, ue, lambda, mu, volume / 4, fe);
+          element_force<10>(grad, ue, lambda, mu, volume / 4, Remainder, fe);
         }
         for (int a = 0; a < 10; ++a) f.segment<3>(3 * mesh.elements(t, a)) += fe.row(a).transpose();
       }
@@ -77,6 +84,18 @@ Eigen::VectorXd stvk_internal_force(const FemMesh& mesh, const Material& materia
   }
   for (int i = 1; i < threads; ++i) partial[0] += partial[i];
   return partial[0];
+}
+
+}  // namespace
+
+Eigen::VectorXd stvk_internal_force(const FemMesh& mesh, const Material& material,
+                                    const Eigen::VectorXd& u) {
+  return assemble_force<false>(mesh, material, u);
+}
+
+Eigen::VectorXd stvk_nonlinear_force(const FemMesh& mesh, const Material& material,
+                                     const Eigen::VectorXd& u) {
+  return assemble_force<true>(mesh, material, u);
 }
 
 }  // namespace mesh2dsp

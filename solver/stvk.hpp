@@ -16,4 +16,9 @@ namespace mesh2dsp {
 Eigen::VectorXd stvk_internal_force(const FemMesh& mesh, const Material& material,
                                     const Eigen::VectorXd& u);
 
+// f_int(u) − K u, computed element by element (no cancellation against K u): the part of the
+// internal force beyond linear elasticity, which the integrator iterates on.
+Eigen::VectorXd stvk_nonlinear_force(const FemMesh& mesh, const Material& material,
+                                     const Eigen::VectorXd& u);
+
 }  // namespace mesh2dsp

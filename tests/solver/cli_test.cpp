@@ -88,7 +88,7 @@ TEST_F(ReferenceCli, WritesAStereoFloatWavAndASidecar) {
   const auto j = nlohmann::json::parse(in);
   EXPECT_EQ(j["listeners"].size(), 2u);
   EXPECT_EQ(j["mesh"]["tetrahedra"], 144);
-  EXPECT_NEAR(j["integrator"]["dt_s"].get<double>(), 1.0 / 192000, 1e-12);
+  EXPECT_NEAR(j["integrator"]["dt_s"].get<double>(), 1.0 / 288000, 1e-12);
   EXPECT_EQ(j["channels"].size(), 2u);
   EXPECT_NE(j["command"].get<std::string>().find("--stereo"), std::string::npos);
 }

@@ -64,3 +64,29 @@ TEST(Forces, PointStrikeIsSharedByTheNearestFace) {
   EXPECT_THROW(parse_strike("edge:3", "", plate, {}), Error);
   EXPECT_THROW(parse_strike("auto", "0,0,0", plate, {}), Error);
 }
+
+#include "fem/assembly.hpp"
+#include "fem/fem_mesh.hpp"
+#include "stvk.hpp"
+
+TEST(StVenantKirchhoff, LinearisesToTheFemCoreStiffness) {
+  const TetMesh box = structured_box({0, 0, 0}, {0.3, 0.03, 0.02}, 3, 1, 1);
+  const Material steel = find_material_preset("steel");
+  for (int order : {1, 2}) {
+    const FemMesh fem = make_fem_mesh(box, order);
+    const SparseMatrix K = symmetric_from_lower(assemble_fem_matrices(fem, steel).stiffness);
+    Eigen::VectorXd u = Eigen::VectorXd::Random(3 * fem.nodes.rows()) * 1e-9;
+    const Eigen::VectorXd linear = K * u;
+    const Eigen::VectorXd f = stvk_internal_force(fem, steel, u);
+    EXPECT_LT((f - linear).norm(), 1e-6 * linear.norm()) << "P" << order;
+    // The remainder f_int − K u is second order in u, computed without cancellation.
+    EXPECT_LT(stvk_nonlinear_force(fem, steel, u).norm(), 1e-6 * linear.norm()) << "P" << order;
+    // A rigid rotation by 90° stores no energy: no internal force (linear elasticity would).
+    Eigen::VectorXd rotation(3 * fem.nodes.rows());
+    for (int n = 0; n < fem.nodes.rows(); ++n) {
+      const Eigen::Vector3d x = fem.nodes.row(n);
+      rotation.segment<3>(3 * n) = Eigen::Vector3d(-x.y(), x.x(), x.z()) - x;
+    }
+    EXPECT_LT(stvk_internal_force(fem, steel, rotation).norm(), 1e-6 * (K * rotation).norm());
+  }
+}
