@@ -78,7 +78,20 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
   d.set("library", variant == FaustVariant::library);
   d.set("reson", s.resonator == FaustResonator::reson);
   d.set("modefilter", s.resonator == FaustResonator::modefilter);
-  d.set("gains", number_list(floats(m.gains), ", "));
+  // Per mode: its constants and its gains for every (output, point), [l * K + k].
+  TemplateData modes{TemplateData::type::list};
+  for (int n = 0; n < m.mode_count; ++n) {
+    std::vector<std::string> gains;
+    for (int l = 0; l < m.output_count; ++l)
+      for (int k = 0; k < m.point_count; ++k) gains.push_back(float_literal(m.gain(l, k, n)));
+    TemplateData item;
+    item.set("ratio", float_literal(m.frequency_ratio[n]));
+    item.set("decay", float_literal(m.decay_per_s[n]));
+    item.set("gains", number_list(gains, ", "));
+    item.set("comma", n + 1 < m.mode_count ? std::string(",") : std::string());
+    modes.push_back(item);
+  }
+  d.set("modes", modes);
   return render_template("faust/model.dsp.mustache", d);
 }
 
