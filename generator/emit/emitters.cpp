@@ -98,9 +98,11 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
 std::string emit_c_header(const EmitModel& m, const EmitSettings& s) {
   TemplateData d = common_data(m, s);
   d.set("gains", number_list(floats(m.gains), ", "));
-  // State size, for the header's usage note: 6 per-mode arrays + 2 gain arrays per output.
-  const long padded = (m.mode_count + 15) / 16 * 16;
-  d.set("state_kib", std::to_string((padded * (6 + 2 * m.output_count) * 4 + 1023) / 1024 + 8));
+  // State size at the default 32 lanes, for the header's usage note: 6 per-mode arrays, 2 gain
+  // arrays per output, and the per-lane accumulators (2 x 64 samples x 32 lanes per output).
+  const long padded = (m.mode_count + 31) / 32 * 32;
+  const long bytes = padded * (6 + 2 * m.output_count) * 4 + m.output_count * 2 * 64 * 32 * 4 + 1024;
+  d.set("state_kib", std::to_string((bytes + 1023) / 1024));
   return render_template("cpp/model.h.mustache", d);
 }
 
