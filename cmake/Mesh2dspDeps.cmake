@@ -29,3 +29,6 @@ add_library(mesh2dsp::mustache INTERFACE IMPORTED)
 set_target_properties(mesh2dsp::mustache PROPERTIES INTERFACE_INCLUDE_DIRECTORIES ${MUSTACHE_INCLUDE_DIR})
 
 find_package(tinyobjloader REQUIRED)
+
+# CGAL (libcgal-dev), header only: isotropic surface remeshing.
+find_package(CGAL REQUIRED)

@@ -24,6 +24,11 @@ void add_analysis_options(CLI::App& c, AnalysisOptions& o) {
       ->capture_default_str()
       ->check(CLI::IsMember({1, 2}));
   c.add_option("--max-tet-volume", o.max_tet_volume_m3, "largest tetrahedron volume (m^3)");
+  c.add_option("--surface-edge", o.surface_edge_m,
+               "remesh the surface to this edge length (m) before tetrahedralization");
+  c.add_flag("--keep-surface", o.keep_surface,
+             "never remesh the surface (by default a surface more than twice as fine as the "
+             "analysis needs is remeshed)");
   c.add_option("--fix", o.fix, "clamp vertices matching a half-space predicate, e.g. \"x<=0\"");
   c.add_option("--excite", o.excite, "auto:K | vertex:I,J,... | point:X,Y,Z;...")
       ->capture_default_str();

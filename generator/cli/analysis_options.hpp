@@ -21,6 +21,8 @@ struct AnalysisOptions {
   double fmin_hz = 20, fmax_hz = 20000;
   int element_order = 2;
   std::optional<double> max_tet_volume_m3;
+  std::optional<double> surface_edge_m;
+  bool keep_surface = false;
   std::vector<std::string> fix;
   std::string excite = "auto:8";
   std::vector<std::string> listeners;

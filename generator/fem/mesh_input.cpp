@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "fem/surface_mesh.hpp"
+#include "fem/surface_remesh.hpp"
 #include "fem/tetgen_files.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
@@ -31,19 +32,39 @@ TetMesh load_tet_mesh(const std::filesystem::path& path, const Material& materia
     t.stop();
   } else {
     t.start("read mesh");
-    SurfaceMesh surface = read_surface_mesh(path, options.scale);
-    check_and_orient_surface(surface);
+    SurfaceMesh surface = read_checked_surface_mesh(path, options.scale);
     t.stop();
+    const double shear_speed = std::sqrt(lame_mu(material) / material.density_kg_m3);
+    const double needed_edge_m = default_edge_length(surface, shear_speed, options.fmax_hz);
+    const double input_edge_m = mean_edge_length(surface);
+    Eigen::MatrixXd input_vertices;
+    if (options.surface_edge_m && !(*options.surface_edge_m > 0))
+      throw Error(fmt::format("--surface-edge must be positive (got {})", *options.surface_edge_m));
+    const double target_edge_m = options.surface_edge_m ? *options.surface_edge_m : needed_edge_m;
+    if (!options.keep_surface && (options.surface_edge_m || input_edge_m < 0.5 * needed_edge_m)) {
+      t.start("surface remeshing");
+      Progress progress("surface remeshing");
+      progress.update(0.0, fmt::format("{} vertices", surface.vertices.rows()));
+      input_vertices = surface.vertices;
+      const auto before = surface.vertices.rows();
+      surface = remesh_surface(surface, target_edge_m);
+      progress.finish(fmt::format("{} vertices", surface.vertices.rows()));
+      t.stop();
+      notice(fmt::format(
+          "surface remeshed from {} to {} vertices (mean edge {:.2f} mm -> {:.2f} mm, enough up to "
+          "--fmax); --keep-surface keeps it as it is",
+          before, surface.vertices.rows(), 1e3 * input_edge_m, 1e3 * target_edge_m));
+    }
     t.start("tetrahedralization");
     Progress progress("tetrahedralization");
     progress.update(0.0, fmt::format("{} surface vertices", surface.vertices.rows()));
     TetrahedralizeOptions tet_options;
-    const double shear_speed = std::sqrt(lame_mu(material) / material.density_kg_m3);
     tet_options.max_tet_volume_m3 =
         options.max_tet_volume_m3
             ? *options.max_tet_volume_m3
             : default_max_tet_volume(surface, shear_speed, options.fmax_hz);
     mesh = tetrahedralize(surface, tet_options);
+    mesh.input_vertices = std::move(input_vertices);
     progress.finish(fmt::format("{} tetrahedra", mesh.tets.rows()));
     t.stop();
   }

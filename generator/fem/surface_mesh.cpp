@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <numbers>
 #include <numeric>
 #include <string_view>
 #include <system_error>
@@ -55,7 +56,9 @@ std::string lower(std::string s) {
   return s;
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
 
 // Parses a whole token as a double (accepts a leading '+', "nan", "inf"). False if not a number.
 bool parse_double(std::string_view t, double& out) {
@@ -174,9 +177,11 @@ SurfaceMesh make_mesh(const std::vector<Eigen::Vector3d>& verts,
                       const std::vector<Eigen::Vector3i>& tris) {
   SurfaceMesh m;
   m.vertices.resize(static_cast<Eigen::Index>(verts.size()), 3);
-  for (std::size_t i = 0; i < verts.size(); ++i) m.vertices.row(static_cast<Eigen::Index>(i)) = verts[i].transpose();
+  for (std::size_t i = 0; i < verts.size(); ++i)
+    m.vertices.row(static_cast<Eigen::Index>(i)) = verts[i].transpose();
   m.faces.resize(static_cast<Eigen::Index>(tris.size()), 3);
-  for (std::size_t i = 0; i < tris.size(); ++i) m.faces.row(static_cast<Eigen::Index>(i)) = tris[i].transpose();
+  for (std::size_t i = 0; i < tris.size(); ++i)
+    m.faces.row(static_cast<Eigen::Index>(i)) = tris[i].transpose();
   return m;
 }
 
@@ -203,13 +208,15 @@ SurfaceMesh read_obj(const fs::path& path, const std::string& text) {
       if (c != std::string_view::npos) line = line.substr(0, c);
       const auto tok = split_tokens(line.substr(b + 1));
       if (tok.size() < 3)
-        fail(path, fmt::format("line {}: vertex needs 3 coordinates, found {}", number, tok.size()));
+        fail(path,
+             fmt::format("line {}: vertex needs 3 coordinates, found {}", number, tok.size()));
       for (int k = 0; k < 3; ++k) {
         double x;
         if (!parse_double(tok[k], x))
           fail(path, fmt::format("line {}: '{}' is not a number", number, shorten(tok[k])));
         if (!std::isfinite(x))
-          fail(path, fmt::format("line {}: vertex coordinate '{}' is not finite", number, shorten(tok[k])));
+          fail(path, fmt::format("line {}: vertex coordinate '{}' is not finite", number,
+                                 shorten(tok[k])));
       }
     }
   }
@@ -241,8 +248,9 @@ SurfaceMesh read_obj(const fs::path& path, const std::string& text) {
       for (std::size_t k = 0; k < n; ++k) {
         const long long vi = shape.mesh.indices[offset + k].vertex_index;
         if (vi < 0 || vi >= nv)
-          fail(path, fmt::format("face {} refers to vertex {} (1-based), but the file has {} vertices",
-                                 face_number, vi + 1, nv));
+          fail(path,
+               fmt::format("face {} refers to vertex {} (1-based), but the file has {} vertices",
+                           face_number, vi + 1, nv));
         poly.push_back(vi);
       }
       offset += n;
@@ -286,7 +294,10 @@ class VertexMerger {
     return it->second;
   }
   const std::vector<Eigen::Vector3d>& vertices() const { return verts_; }
-  void reserve(std::size_t n) { index_.reserve(n); verts_.reserve(n); }
+  void reserve(std::size_t n) {
+    index_.reserve(n);
+    verts_.reserve(n);
+  }
 
  private:
   std::unordered_map<Eigen::Vector3d, int, PositionHash, PositionEq> index_;
@@ -316,8 +327,8 @@ SurfaceMesh read_stl_binary(const fs::path& path, const std::string& data) {
         p[k] = static_cast<double>(std::bit_cast<float>(le32(rec + 12 * c + 4 * k)));
       }
       if (!p.allFinite())
-        fail(path, fmt::format("triangle {}: vertex coordinate is not finite ({}, {}, {})", t, p.x(),
-                               p.y(), p.z()));
+        fail(path, fmt::format("triangle {}: vertex coordinate is not finite ({}, {}, {})", t,
+                               p.x(), p.y(), p.z()));
       tri[c] = merger.add(p);
     }
     tris.push_back(tri);
@@ -337,7 +348,8 @@ SurfaceMesh read_stl_ascii(const fs::path& path, const std::string& text) {
     if (t.empty()) break;
     const std::string word = lower(std::string(t));
     if (word == "facet") {
-      if (in_facet) fail(path, fmt::format("line {}: 'facet' inside a facet (missing 'endfacet')", tok.line()));
+      if (in_facet)
+        fail(path, fmt::format("line {}: 'facet' inside a facet (missing 'endfacet')", tok.line()));
       in_facet = true;
       facet_line = tok.line();
       poly.clear();
@@ -351,7 +363,8 @@ SurfaceMesh read_stl_ascii(const fs::path& path, const std::string& text) {
           fail(path, fmt::format("line {}: expected a coordinate, found '{}'", tok.line(),
                                  v.empty() ? std::string("end of file") : shorten(v)));
         if (!std::isfinite(x))
-          fail(path, fmt::format("line {}: vertex coordinate '{}' is not finite", tok.line(), shorten(v)));
+          fail(path, fmt::format("line {}: vertex coordinate '{}' is not finite", tok.line(),
+                                 shorten(v)));
         p[k] = x;
       }
       poly.push_back(merger.add(p));
@@ -364,7 +377,8 @@ SurfaceMesh read_stl_ascii(const fs::path& path, const std::string& text) {
     }
     // everything else (solid, normal n n n, outer loop, endloop, endsolid name) carries no data
   }
-  if (in_facet) fail(path, fmt::format("file ends inside the facet of line {} (truncated?)", facet_line));
+  if (in_facet)
+    fail(path, fmt::format("file ends inside the facet of line {} (truncated?)", facet_line));
   return make_mesh(merger.vertices(), tris);
 }
 
@@ -399,7 +413,8 @@ SurfaceMesh read_off(const fs::path& path, const std::string& text) {
     fail(path, fmt::format("line {}: not an OFF file (first word '{}', expected 'OFF')",
                            lines[0].number, shorten(magic)));
   if (magic.find('4') != std::string::npos || magic.find('n') != std::string::npos)
-    fail(path, fmt::format("line {}: '{}' (not 3-dimensional) is not supported", lines[0].number, magic));
+    fail(path,
+         fmt::format("line {}: '{}' (not 3-dimensional) is not supported", lines[0].number, magic));
   std::vector<std::string_view> counts(header.begin() + 1, header.end());
   if (counts.size() >= 1 && counts[0] == "BINARY") fail(path, "binary OFF is not supported");
   ++li;
@@ -410,19 +425,22 @@ SurfaceMesh read_off(const fs::path& path, const std::string& text) {
   }
   const int counts_line = lines[li - 1].number;
   long long nv = 0, nf = 0;
-  if (counts.size() < 2 || !parse_int64(counts[0], nv) || !parse_int64(counts[1], nf) || nv < 0 || nf < 0)
+  if (counts.size() < 2 || !parse_int64(counts[0], nv) || !parse_int64(counts[1], nf) || nv < 0 ||
+      nf < 0)
     fail(path, fmt::format("line {}: expected 'vertex_count face_count edge_count'", counts_line));
   if (nv > std::numeric_limits<int>::max() || nf > std::numeric_limits<int>::max())
     fail(path, fmt::format("line {}: counts too large", counts_line));
   if (static_cast<std::size_t>(nv) + static_cast<std::size_t>(nf) > lines.size() - li)
-    fail(path, fmt::format("the header announces {} vertices and {} faces, but the file has only {} "
-                           "more non-empty lines (truncated?)",
-                           nv, nf, lines.size() - li));
+    fail(path,
+         fmt::format("the header announces {} vertices and {} faces, but the file has only {} "
+                     "more non-empty lines (truncated?)",
+                     nv, nf, lines.size() - li));
   std::vector<Eigen::Vector3d> verts(static_cast<std::size_t>(nv));
   for (long long i = 0; i < nv; ++i, ++li) {
     const auto& l = lines[li];
     if (l.tokens.size() < 3)
-      fail(path, fmt::format("line {}: vertex {} needs 3 coordinates, found {}", l.number, i, l.tokens.size()));
+      fail(path, fmt::format("line {}: vertex {} needs 3 coordinates, found {}", l.number, i,
+                             l.tokens.size()));
     for (int k = 0; k < 3; ++k) {
       double x;
       if (!parse_double(l.tokens[k], x))
@@ -440,7 +458,8 @@ SurfaceMesh read_off(const fs::path& path, const std::string& text) {
     long long n;
     if (!parse_int64(l.tokens[0], n) || n < 0)
       fail(path, fmt::format("line {}: face {} should start with its vertex count", l.number, f));
-    if (n < 3) fail(path, fmt::format("line {}: face {} has {} vertices, needs at least 3", l.number, f, n));
+    if (n < 3)
+      fail(path, fmt::format("line {}: face {} has {} vertices, needs at least 3", l.number, f, n));
     if (static_cast<long long>(l.tokens.size()) < n + 1)
       fail(path, fmt::format("line {}: face {} announces {} vertices but lists {}", l.number, f, n,
                              l.tokens.size() - 1));
@@ -484,10 +503,18 @@ bool ply_type(std::string_view s, PlyType& t) {
 
 std::size_t ply_size(PlyType t) {
   switch (t) {
-    case PlyType::i8: case PlyType::u8: return 1;
-    case PlyType::i16: case PlyType::u16: return 2;
-    case PlyType::i32: case PlyType::u32: case PlyType::f32: return 4;
-    case PlyType::f64: return 8;
+    case PlyType::i8:
+    case PlyType::u8:
+      return 1;
+    case PlyType::i16:
+    case PlyType::u16:
+      return 2;
+    case PlyType::i32:
+    case PlyType::u32:
+    case PlyType::f32:
+      return 4;
+    case PlyType::f64:
+      return 8;
   }
   return 0;
 }
@@ -518,7 +545,8 @@ class PlyInput {
       if (tok.empty()) fail(path_, fmt::format("file ends in {} (truncated?)", where()));
       double x;
       if (!parse_double(tok, x))
-        fail(path_, fmt::format("line {}: '{}' is not a number ({})", tokens_.line(), shorten(tok), where()));
+        fail(path_, fmt::format("line {}: '{}' is not a number ({})", tokens_.line(), shorten(tok),
+                                where()));
       return x;
     }
     const std::size_t n = ply_size(t);
@@ -530,14 +558,43 @@ class PlyInput {
     const bool swap = (format_ == Format::little) != (std::endian::native == std::endian::little);
     if (swap) std::reverse(b, b + n);
     switch (t) {
-      case PlyType::i8: { std::int8_t v; std::memcpy(&v, b, 1); return v; }
-      case PlyType::u8: return b[0];
-      case PlyType::i16: { std::int16_t v; std::memcpy(&v, b, 2); return v; }
-      case PlyType::u16: { std::uint16_t v; std::memcpy(&v, b, 2); return v; }
-      case PlyType::i32: { std::int32_t v; std::memcpy(&v, b, 4); return v; }
-      case PlyType::u32: { std::uint32_t v; std::memcpy(&v, b, 4); return v; }
-      case PlyType::f32: { float v; std::memcpy(&v, b, 4); return v; }
-      case PlyType::f64: { double v; std::memcpy(&v, b, 8); return v; }
+      case PlyType::i8: {
+        std::int8_t v;
+        std::memcpy(&v, b, 1);
+        return v;
+      }
+      case PlyType::u8:
+        return b[0];
+      case PlyType::i16: {
+        std::int16_t v;
+        std::memcpy(&v, b, 2);
+        return v;
+      }
+      case PlyType::u16: {
+        std::uint16_t v;
+        std::memcpy(&v, b, 2);
+        return v;
+      }
+      case PlyType::i32: {
+        std::int32_t v;
+        std::memcpy(&v, b, 4);
+        return v;
+      }
+      case PlyType::u32: {
+        std::uint32_t v;
+        std::memcpy(&v, b, 4);
+        return v;
+      }
+      case PlyType::f32: {
+        float v;
+        std::memcpy(&v, b, 4);
+        return v;
+      }
+      case PlyType::f64: {
+        double v;
+        std::memcpy(&v, b, 8);
+        return v;
+      }
     }
     return 0;
   }
@@ -568,7 +625,8 @@ SurfaceMesh read_ply(const fs::path& path, const std::string& data) {
     pos = end + 1;
     const auto tok = split_tokens(line);
     if (line_no == 1) {
-      if (tok.size() != 1 || tok[0] != "ply") fail(path, "not a PLY file (first line is not 'ply')");
+      if (tok.size() != 1 || tok[0] != "ply")
+        fail(path, "not a PLY file (first line is not 'ply')");
       continue;
     }
     if (tok.empty() || tok[0] == "comment" || tok[0] == "obj_info") continue;
@@ -578,10 +636,14 @@ SurfaceMesh read_ply(const fs::path& path, const std::string& data) {
     }
     if (tok[0] == "format") {
       if (tok.size() < 2) fail(path, fmt::format("line {}: incomplete format line", line_no));
-      if (tok[1] == "ascii") format = PlyInput::Format::ascii;
-      else if (tok[1] == "binary_little_endian") format = PlyInput::Format::little;
-      else if (tok[1] == "binary_big_endian") format = PlyInput::Format::big;
-      else fail(path, fmt::format("line {}: unknown PLY format '{}'", line_no, shorten(tok[1])));
+      if (tok[1] == "ascii")
+        format = PlyInput::Format::ascii;
+      else if (tok[1] == "binary_little_endian")
+        format = PlyInput::Format::little;
+      else if (tok[1] == "binary_big_endian")
+        format = PlyInput::Format::big;
+      else
+        fail(path, fmt::format("line {}: unknown PLY format '{}'", line_no, shorten(tok[1])));
       have_format = true;
     } else if (tok[0] == "element") {
       long long n;
@@ -589,7 +651,8 @@ SurfaceMesh read_ply(const fs::path& path, const std::string& data) {
         fail(path, fmt::format("line {}: expected 'element NAME COUNT'", line_no));
       elements.push_back({std::string(tok[1]), n, {}});
     } else if (tok[0] == "property") {
-      if (elements.empty()) fail(path, fmt::format("line {}: property before any element", line_no));
+      if (elements.empty())
+        fail(path, fmt::format("line {}: property before any element", line_no));
       PlyProperty p;
       if (tok.size() == 5 && tok[1] == "list") {
         p.is_list = true;
@@ -632,7 +695,8 @@ SurfaceMesh read_ply(const fs::path& path, const std::string& data) {
   if (ix < 0 || iy < 0 || iz < 0) fail(path, "PLY 'vertex' element lacks x, y or z");
   for (std::size_t k = 0; k < face_el->properties.size(); ++k) {
     const auto& p = face_el->properties[k];
-    if (p.is_list && (p.name == "vertex_indices" || p.name == "vertex_index")) iface = static_cast<int>(k);
+    if (p.is_list && (p.name == "vertex_indices" || p.name == "vertex_index"))
+      iface = static_cast<int>(k);
   }
   if (iface < 0) fail(path, "PLY 'face' element lacks a 'vertex_indices' list");
   const long long nv = vertex_el->count;
@@ -657,7 +721,8 @@ SurfaceMesh read_ply(const fs::path& path, const std::string& data) {
             const int axis = ik == ix ? 0 : ik == iy ? 1 : ik == iz ? 2 : -1;
             if (axis >= 0) {
               if (!std::isfinite(x))
-                fail(path, fmt::format("{}vertex {} coordinate {} is not finite", in.line_info(), i, x));
+                fail(path,
+                     fmt::format("{}vertex {} coordinate {} is not finite", in.line_info(), i, x));
               p[axis] = x;
             }
           }
@@ -672,8 +737,9 @@ SurfaceMesh read_ply(const fs::path& path, const std::string& data) {
           const double v = in.read(prop.type, e.name, i);
           if (!wanted) continue;
           if (v != std::floor(v) || v < 0 || v >= static_cast<double>(nv))
-            fail(path, fmt::format("{}face {} refers to vertex {}, but the file has {} vertices (0 to {})",
-                                   in.line_info(), i, v, nv, nv - 1));
+            fail(path, fmt::format(
+                           "{}face {} refers to vertex {}, but the file has {} vertices (0 to {})",
+                           in.line_info(), i, v, nv, nv - 1));
           poly.push_back(static_cast<long long>(v));
         }
         if (wanted) {
@@ -773,10 +839,14 @@ SurfaceMesh read_surface_mesh(const fs::path& path, double scale) {
   const std::string data = read_file_bytes(path);
   if (data.empty()) fail(path, "empty file (no vertices, no faces)");
   SurfaceMesh mesh;
-  if (ext == ".obj") mesh = read_obj(path, data);
-  else if (ext == ".stl") mesh = read_stl(path, data);
-  else if (ext == ".off") mesh = read_off(path, data);
-  else mesh = read_ply(path, data);
+  if (ext == ".obj")
+    mesh = read_obj(path, data);
+  else if (ext == ".stl")
+    mesh = read_stl(path, data);
+  else if (ext == ".off")
+    mesh = read_off(path, data);
+  else
+    mesh = read_ply(path, data);
   if (mesh.faces.rows() == 0)
     fail(path, fmt::format("empty mesh: no faces ({} vertices)", mesh.vertices.rows()));
   if (scale != 1.0) {
@@ -799,8 +869,9 @@ void check_and_orient_surface(SurfaceMesh& mesh) {
   // 1. Finite coordinates.
   for (Eigen::Index i = 0; i < nv; ++i)
     if (!V.row(i).allFinite())
-      throw Error(fmt::format("surface mesh: vertex {} has a coordinate that is not finite ({}, {}, {})",
-                              i, V(i, 0), V(i, 1), V(i, 2)));
+      throw Error(
+          fmt::format("surface mesh: vertex {} has a coordinate that is not finite ({}, {}, {})", i,
+                      V(i, 0), V(i, 1), V(i, 2)));
 
   // 2. Indices in range, no repeated vertex, no zero-area face.
   const double diag = bbox_diagonal(V);
@@ -809,17 +880,19 @@ void check_and_orient_surface(SurfaceMesh& mesh) {
     const int a = F(f, 0), b = F(f, 1), c = F(f, 2);
     for (const int i : {a, b, c})
       if (i < 0 || i >= nv)
-        throw Error(fmt::format("surface mesh: face {} refers to vertex {}, but there are {} vertices",
-                                f, i, nv));
+        throw Error(fmt::format(
+            "surface mesh: face {} refers to vertex {}, but there are {} vertices", f, i, nv));
     if (a == b || b == c || c == a)
-      throw Error(fmt::format("surface mesh: face {} ({}, {}, {}) is degenerate: it repeats vertex {}",
-                              f, a, b, c, a == b || a == c ? a : b));
+      throw Error(
+          fmt::format("surface mesh: face {} ({}, {}, {}) is degenerate: it repeats vertex {}", f,
+                      a, b, c, a == b || a == c ? a : b));
     const Eigen::Vector3d ab = V.row(b) - V.row(a), ac = V.row(c) - V.row(a);
     const double area = 0.5 * ab.cross(ac).norm();
     if (!(area >= min_area))
-      throw Error(fmt::format("surface mesh: face {} ({}, {}, {}) is degenerate: area {:.3g} m² "
-                              "(zero-area or needle face; bounding-box diagonal {:.3g} m)",
-                              f, a, b, c, area, diag));
+      throw Error(
+          fmt::format("surface mesh: face {} ({}, {}, {}) is degenerate: area {:.3g} m² "
+                      "(zero-area or needle face; bounding-box diagonal {:.3g} m)",
+                      f, a, b, c, area, diag));
   }
 
   // 3. Every edge in exactly two faces.
@@ -837,12 +910,14 @@ void check_and_orient_surface(SurfaceMesh& mesh) {
       const int a = std::min(F(f, k), F(f, (k + 1) % 3)), b = std::max(F(f, k), F(f, (k + 1) % 3));
       const auto& e = edges.at(EdgeMap::key(a, b));
       if (e.count == 1)
-        throw Error(fmt::format("surface mesh: edge ({}, {}) is shared by 1 face (hole: the surface is "
-                                "not closed; face {})",
-                                a, b, f));
+        throw Error(
+            fmt::format("surface mesh: edge ({}, {}) is shared by 1 face (hole: the surface is "
+                        "not closed; face {})",
+                        a, b, f));
       if (e.count > 2)
-        throw Error(fmt::format("surface mesh: edge ({}, {}) is shared by {} faces (non-manifold edge)",
-                                a, b, e.count));
+        throw Error(
+            fmt::format("surface mesh: edge ({}, {}) is shared by {} faces (non-manifold edge)", a,
+                        b, e.count));
     }
 
   // 4. Every vertex used, and the faces around each vertex form one fan.
@@ -851,14 +926,16 @@ void check_and_orient_surface(SurfaceMesh& mesh) {
     for (int k = 0; k < 3; ++k) ++start[static_cast<std::size_t>(F(f, k)) + 1];
   for (Eigen::Index i = 0; i < nv; ++i) {
     if (start[static_cast<std::size_t>(i) + 1] == 0)
-      throw Error(fmt::format("surface mesh: vertex {} is not used by any face (it would be a "
-                              "free-floating node)",
-                              i));
+      throw Error(
+          fmt::format("surface mesh: vertex {} is not used by any face (it would be a "
+                      "free-floating node)",
+                      i));
     start[static_cast<std::size_t>(i) + 1] += start[static_cast<std::size_t>(i)];
   }
   std::vector<int> fill(start.begin(), start.end() - 1), incident(static_cast<std::size_t>(3 * nf));
   for (Eigen::Index f = 0; f < nf; ++f)
-    for (int k = 0; k < 3; ++k) incident[static_cast<std::size_t>(fill[F(f, k)]++)] = static_cast<int>(f);
+    for (int k = 0; k < 3; ++k)
+      incident[static_cast<std::size_t>(fill[F(f, k)]++)] = static_cast<int>(f);
   std::vector<int> ring;
   std::vector<std::pair<int, int>> links;
   DisjointSets sets;
@@ -886,9 +963,10 @@ void check_and_orient_surface(SurfaceMesh& mesh) {
     for (const auto& [p, q] : links)
       if (sets.unite(idx(p), idx(q))) --components;
     if (components != 1)
-      throw Error(fmt::format("surface mesh: vertex {} is non-manifold: its {} faces form {} separate "
-                              "fans (surfaces touching at a point)",
-                              v, start[v + 1] - start[v], components));
+      throw Error(
+          fmt::format("surface mesh: vertex {} is non-manifold: its {} faces form {} separate "
+                      "fans (surfaces touching at a point)",
+                      v, start[v + 1] - start[v], components));
   }
 
   // 5. Consistent orientation: each edge used once in each direction.
@@ -897,10 +975,11 @@ void check_and_orient_surface(SurfaceMesh& mesh) {
       const int a = std::min(F(f, k), F(f, (k + 1) % 3)), b = std::max(F(f, k), F(f, (k + 1) % 3));
       const auto& e = edges.at(EdgeMap::key(a, b));
       if (e.forward != 1)
-        throw Error(fmt::format("surface mesh: inconsistent orientation: faces {} and {} traverse "
-                                "their shared edge ({}, {}) in the same direction (one of them is "
-                                "flipped)",
-                                e.face[0], e.face[1], a, b));
+        throw Error(
+            fmt::format("surface mesh: inconsistent orientation: faces {} and {} traverse "
+                        "their shared edge ({}, {}) in the same direction (one of them is "
+                        "flipped)",
+                        e.face[0], e.face[1], a, b));
     }
 
   // 6. Positive enclosed volume; an inside-out mesh is flipped.
@@ -909,10 +988,71 @@ void check_and_orient_surface(SurfaceMesh& mesh) {
     throw Error(fmt::format("surface mesh encloses no volume ({:.3g} m³)", volume));
   if (volume < 0) {
     F.col(1).swap(F.col(2));
-    notice(fmt::format("the surface mesh was inside out (all faces oriented inwards, volume {:.4g} m³); "
-                       "flipped it",
-                       volume));
+    notice(fmt::format(
+        "the surface mesh was inside out (all faces oriented inwards, volume {:.4g} m³); "
+        "flipped it",
+        volume));
   }
+
+  // 7. With several closed shells, one may be inside out while the total volume is positive.
+  // An inward-facing shell is right only as a cavity, i.e. inside the material of the others
+  // (their winding number at its vertices is 1); a free-standing inverted shell is an error.
+  DisjointSets shells;
+  shells.reset(static_cast<std::size_t>(nv));
+  for (Eigen::Index f = 0; f < nf; ++f) {
+    shells.unite(F(f, 0), F(f, 1));
+    shells.unite(F(f, 0), F(f, 2));
+  }
+  std::vector<int> shell_of_face(static_cast<std::size_t>(nf));
+  std::vector<double> shell_volume(static_cast<std::size_t>(nv), 0.0);  // indexed by root vertex
+  std::size_t shell_count = 0;
+  const Eigen::RowVector3d o = 0.5 * (V.colwise().maxCoeff() + V.colwise().minCoeff());
+  for (Eigen::Index f = 0; f < nf; ++f) {
+    const int root = shells.find(F(f, 0));
+    shell_of_face[static_cast<std::size_t>(f)] = root;
+    const Eigen::Vector3d a = V.row(F(f, 0)) - o, b = V.row(F(f, 1)) - o, c = V.row(F(f, 2)) - o;
+    shell_volume[static_cast<std::size_t>(root)] += a.dot(b.cross(c)) / 6;
+  }
+  for (Eigen::Index v = 0; v < nv; ++v)
+    if (shells.find(static_cast<int>(v)) == v) ++shell_count;
+  if (shell_count > 1) {
+    std::vector<std::pair<int, double>> inverted;
+    for (Eigen::Index v = 0; v < nv; ++v)
+      if (shells.find(static_cast<int>(v)) == v && shell_volume[static_cast<std::size_t>(v)] < 0)
+        inverted.emplace_back(static_cast<int>(v), shell_volume[static_cast<std::size_t>(v)]);
+    for (const auto& [root, vol] : inverted) {
+      // Winding number of the other shells at one of this shell's vertices (solid angles,
+      // Van Oosterom & Strackee): 1 inside their material, 0 outside.
+      const Eigen::Vector3d p = V.row(root);
+      double omega = 0;
+      for (Eigen::Index f = 0; f < nf; ++f) {
+        if (shell_of_face[static_cast<std::size_t>(f)] == root) continue;
+        const Eigen::Vector3d a = V.row(F(f, 0)).transpose() - p,
+                              b = V.row(F(f, 1)).transpose() - p,
+                              c = V.row(F(f, 2)).transpose() - p;
+        const double la = a.norm(), lb = b.norm(), lc = c.norm();
+        omega += 2 * std::atan2(a.dot(b.cross(c)),
+                                la * lb * lc + a.dot(b) * lc + a.dot(c) * lb + b.dot(c) * la);
+      }
+      const double winding = omega / (4 * std::numbers::pi);
+      if (winding < 0.5)
+        throw Error(
+            fmt::format("surface mesh: inconsistent orientation: the closed shell containing "
+                        "vertex {} is inside out (its faces point inwards, volume {:.3g} m³) but "
+                        "is not a cavity inside the rest of the object",
+                        root, vol));
+    }
+  }
+}
+
+SurfaceMesh read_checked_surface_mesh(const fs::path& path, double scale) {
+  SurfaceMesh mesh = read_surface_mesh(path, scale);
+  try {
+    check_and_orient_surface(mesh);
+  } catch (const Error& e) {
+    fail(path, e.what());
+  }
+  return mesh;
 }
 
 double signed_volume(const SurfaceMesh& mesh) {

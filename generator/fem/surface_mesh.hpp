@@ -27,6 +27,10 @@ SurfaceMesh read_surface_mesh(const std::filesystem::path& path, double scale = 
 // free-floating nodes). Self-intersections are left to TetGen, which detects them.
 void check_and_orient_surface(SurfaceMesh& mesh);
 
+// read_surface_mesh followed by check_and_orient_surface, with the file name in front of a
+// failed check's message ("meshes/x.obj: surface mesh: edge (12, 57) is shared by 3 faces ...").
+SurfaceMesh read_checked_surface_mesh(const std::filesystem::path& path, double scale = 1.0);
+
 // Signed enclosed volume (positive for outward-oriented faces), m³.
 double signed_volume(const SurfaceMesh& mesh);
 

@@ -14,12 +14,23 @@
 
 namespace mesh2dsp {
 
+double default_edge_length(const SurfaceMesh& surface, double shear_wave_speed_m_s,
+                           double fmax_hz) {
+  double area = 0;
+  for (int f = 0; f < surface.faces.rows(); ++f) {
+    const Eigen::Vector3d a = surface.vertices.row(surface.faces(f, 0)),
+                          b = surface.vertices.row(surface.faces(f, 1)),
+                          c = surface.vertices.row(surface.faces(f, 2));
+    area += 0.5 * (b - a).cross(c - a).norm();
+  }
+  const double thickness_m = area > 0 ? 3.0 * std::abs(signed_volume(surface)) / area : INFINITY;
+  const double wavelength_m = shear_wave_speed_m_s / fmax_hz;
+  return std::min(wavelength_m / 3.0, thickness_m / 2.0);
+}
+
 double default_max_tet_volume(const SurfaceMesh& surface, double shear_wave_speed_m_s,
                               double fmax_hz) {
-  const Eigen::Vector3d extent =
-      surface.vertices.colwise().maxCoeff() - surface.vertices.colwise().minCoeff();
-  const double wavelength_m = shear_wave_speed_m_s / fmax_hz;
-  const double edge_m = std::min(wavelength_m / 3.0, extent.minCoeff() / 2.0);
+  const double edge_m = default_edge_length(surface, shear_wave_speed_m_s, fmax_hz);
   return edge_m * edge_m * edge_m / (6.0 * std::sqrt(2.0));
 }
 
@@ -68,6 +79,23 @@ TetMesh tetrahedralize(const SurfaceMesh& surface, const TetrahedralizeOptions& 
   std::string switches = fmt::format("pq{}/{}zQY", options.radius_edge_ratio,
                                      options.min_dihedral_deg);
   if (std::isfinite(volume)) switches += fmt::format("a{:.6e}", volume);
+  // TetGen 1.5 can crash (not just fail) when meshing a self-intersecting surface with -Y, so
+  // its intersection test (-d) runs first; it reports the intersecting faces, cheaply.
+  {
+    tetgenio check;
+    try {
+      tetrahedralize(const_cast<char*>("dzQ"), &in, &check);
+    } catch (int code) {
+      throw Error(tetgen_failure(code));
+    }
+    if (check.numberoftrifaces > 0) {
+      const int* f = check.trifacelist;
+      throw Error(fmt::format(
+          "the surface intersects itself ({} faces involved, e.g. the face with vertices ({}, {}, "
+          "{})); repair the mesh",
+          check.numberoftrifaces, f[0], f[1], f[2]));
+    }
+  }
   try {
     tetrahedralize(const_cast<char*>(switches.c_str()), &in, &out);
   } catch (int code) {

@@ -14,6 +14,9 @@ struct TetMesh {
   Eigen::MatrixXi tets;         // t × 4, positively oriented
   Eigen::MatrixXi surface_faces;  // boundary triangles, outward, indices into `vertices`
   int surface_vertex_count = 0;
+  // The surface vertices as read when the surface was remeshed before meshing (empty when the
+  // input surface was kept: then surface vertex i is input vertex i).
+  Eigen::MatrixXd input_vertices;
 };
 
 struct TetrahedralizeOptions {
@@ -22,10 +25,13 @@ struct TetrahedralizeOptions {
   double min_dihedral_deg = 12;             // TetGen -q second bound
 };
 
-// A default element size from the object's size and the highest frequency wanted: edges no
-// longer than a third of the shear wavelength at `fmax_hz` (quadratic elements resolve a
-// wavelength with about three), and no longer than half the object's smallest extent
-// so thin parts get interior nodes. Returned as the volume of a regular tet of that edge.
+// The element edge length the analysis needs: no longer than a third of the shear wavelength
+// at `fmax_hz` (quadratic elements resolve a wavelength with about three), and no longer than
+// half the object's thickness, measured as 3·volume/area (exact for a sphere's radius, within
+// a factor 1.5 for plates, shells and bars), so thin walls get interior nodes.
+double default_edge_length(const SurfaceMesh& surface, double shear_wave_speed_m_s, double fmax_hz);
+
+// The TetGen volume bound for that edge: the volume of a regular tetrahedron.
 double default_max_tet_volume(const SurfaceMesh& surface, double shear_wave_speed_m_s,
                               double fmax_hz);
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "util/error.hpp"
+#include "util/progress.hpp"
 
 namespace mesh2dsp {
 namespace fs = std::filesystem;
@@ -80,10 +81,12 @@ class LineFile {
     if (!t.empty() && t.front() == '+') t.remove_prefix(1);
     double v;
     auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (ec == std::errc::result_out_of_range) v = std::numeric_limits<double>::infinity();
+    if (ec == std::errc::result_out_of_range)
+      v = std::numeric_limits<double>::infinity();
     else if (ec != std::errc() || p != t.data() + t.size())
       fail(path_, l.number, fmt::format("{} '{}' is not a number", what, l.tokens[k]));
-    if (!std::isfinite(v)) fail(path_, l.number, fmt::format("{} '{}' is not finite", what, l.tokens[k]));
+    if (!std::isfinite(v))
+      fail(path_, l.number, fmt::format("{} '{}' is not finite", what, l.tokens[k]));
     return v;
   }
 
@@ -118,22 +121,26 @@ TetMeshFile read_tetgen_mesh(const fs::path& node_or_ele_path, double scale) {
   if (np > std::numeric_limits<int>::max()) fail(node_path, nl[0].number, "too many points");
   if (dim != 3) fail(node_path, nl[0].number, fmt::format("dimension is {}, expected 3", dim));
   if (static_cast<std::size_t>(np) > nl.size() - 1)
-    fail(node_path, 0, fmt::format("the header announces {} points, the file lists {} (truncated?)", np,
-                                   nl.size() - 1));
+    fail(node_path, 0,
+         fmt::format("the header announces {} points, the file lists {} (truncated?)", np,
+                     nl.size() - 1));
   out.vertices.resize(np, 3);
   long long base = 0;
   for (long long i = 0; i < np; ++i) {
     const Line& l = nl[static_cast<std::size_t>(i + 1)];
     const long long id = node.integer(l, 0, "point number");
     if (i == 0) {
-      if (id != 0 && id != 1) fail(node_path, l.number, fmt::format("first point number is {}, expected 0 or 1", id));
+      if (id != 0 && id != 1)
+        fail(node_path, l.number, fmt::format("first point number is {}, expected 0 or 1", id));
       base = id;
     } else if (id != base + i) {
-      fail(node_path, l.number, fmt::format("point number {} out of sequence (expected {})", id, base + i));
+      fail(node_path, l.number,
+           fmt::format("point number {} out of sequence (expected {})", id, base + i));
     }
     for (int k = 0; k < 3; ++k) out.vertices(i, k) = scale * node.real(l, 1 + k, "coordinate");
     if (!out.vertices.row(i).allFinite())
-      fail(node_path, l.number, fmt::format("coordinates are not finite after scaling by {}", scale));
+      fail(node_path, l.number,
+           fmt::format("coordinates are not finite after scaling by {}", scale));
   }
 
   // .ele: "<#tets> <nodes per tet 4|10> <region attribute 0|1>", then
@@ -148,32 +155,72 @@ TetMeshFile read_tetgen_mesh(const fs::path& node_or_ele_path, double scale) {
   if (per != 4 && per != 10)
     fail(ele_path, el[0].number, fmt::format("{} nodes per tetrahedron, expected 4 or 10", per));
   if (static_cast<std::size_t>(nt) > el.size() - 1)
-    fail(ele_path, 0, fmt::format("the header announces {} tetrahedra, the file lists {} (truncated?)",
-                                  nt, el.size() - 1));
+    fail(ele_path, 0,
+         fmt::format("the header announces {} tetrahedra, the file lists {} (truncated?)", nt,
+                     el.size() - 1));
   out.tets.resize(nt, 4);
   const auto& V = out.vertices;
   for (long long t = 0; t < nt; ++t) {
     const Line& l = el[static_cast<std::size_t>(t + 1)];
     ele.integer(l, 0, "tetrahedron number");
     if (static_cast<long long>(l.tokens.size()) < 1 + per)
-      fail(ele_path, l.number, fmt::format("tetrahedron lists {} nodes, expected {}", l.tokens.size() - 1, per));
+      fail(ele_path, l.number,
+           fmt::format("tetrahedron lists {} nodes, expected {}", l.tokens.size() - 1, per));
     for (long long k = 0; k < per; ++k) {
       const long long n = ele.integer(l, static_cast<std::size_t>(1 + k), "node number");
       if (n < base || n >= base + np)
-        fail(ele_path, l.number, fmt::format("node {} does not exist ({} has points {} to {})", n,
-                                             node_path.filename().string(), base, base + np - 1));
+        fail(ele_path, l.number,
+             fmt::format("node {} does not exist ({} has points {} to {})", n,
+                         node_path.filename().string(), base, base + np - 1));
       if (k < 4) out.tets(t, k) = static_cast<int>(n - base);
     }
     const int a = out.tets(t, 0), b = out.tets(t, 1), c = out.tets(t, 2), d = out.tets(t, 3);
     if (a == b || a == c || a == d || b == c || b == d || c == d)
       fail(ele_path, l.number, "tetrahedron repeats a node");
-    const Eigen::Vector3d e1 = V.row(b) - V.row(a), e2 = V.row(c) - V.row(a), e3 = V.row(d) - V.row(a);
+    const Eigen::Vector3d e1 = V.row(b) - V.row(a), e2 = V.row(c) - V.row(a),
+                          e3 = V.row(d) - V.row(a);
     const double det = e1.dot(e2.cross(e3));
     const double len = std::max({e1.norm(), e2.norm(), e3.norm(), (V.row(c) - V.row(b)).norm(),
                                  (V.row(d) - V.row(b)).norm(), (V.row(d) - V.row(c)).norm()});
     if (!(std::abs(det) > 1e-12 * len * len * len))
       fail(ele_path, l.number, fmt::format("tetrahedron has zero volume ({:.3g} m³)", det / 6));
     if (det < 0) std::swap(out.tets(t, 1), out.tets(t, 2));
+  }
+
+  // Nodes no tetrahedron uses (the edge-midpoint nodes of 10-node elements, points TetGen
+  // left out) would be free nodes: a singular stiffness matrix. Drop them, keeping the order.
+  std::vector<int> new_index(static_cast<std::size_t>(np), -1);
+  for (Eigen::Index t = 0; t < out.tets.rows(); ++t)
+    for (int k = 0; k < 4; ++k) new_index[static_cast<std::size_t>(out.tets(t, k))] = 0;
+  int kept = 0;
+  long long first_dropped = -1;
+  bool renumbered = false;
+  for (long long i = 0; i < np; ++i) {
+    auto& n = new_index[static_cast<std::size_t>(i)];
+    if (n < 0) {
+      if (first_dropped < 0) first_dropped = i;
+      continue;
+    }
+    n = kept++;
+    if (first_dropped >= 0) renumbered = true;
+  }
+  if (kept < np) {
+    Eigen::MatrixXd vertices(kept, 3);
+    for (long long i = 0; i < np; ++i)
+      if (new_index[static_cast<std::size_t>(i)] >= 0)
+        vertices.row(new_index[static_cast<std::size_t>(i)]) = out.vertices.row(i);
+    out.vertices = std::move(vertices);
+    for (Eigen::Index t = 0; t < out.tets.rows(); ++t)
+      for (int k = 0; k < 4; ++k)
+        out.tets(t, k) = new_index[static_cast<std::size_t>(out.tets(t, k))];
+    std::string message = fmt::format(
+        "{}: dropped {} of {} points that no tetrahedron corner uses{}", node_path.string(),
+        np - kept, np, per == 10 ? " (the edge-midpoint nodes: mesh2dsp makes its own)" : "");
+    if (renumbered)
+      message += fmt::format(
+          "; vertex numbers from file point {} on shift down (vertex:I counts the kept points)",
+          first_dropped + base);
+    notice(message);
   }
   return out;
 }

@@ -6,15 +6,19 @@
 namespace mesh2dsp {
 
 struct TetMeshFile {
-  Eigen::MatrixXd vertices;  // n × 3, metres (file coordinates × scale), in the .node file's order
-  Eigen::MatrixXi tets;      // m × 4, 0-based, positively oriented: (b−a)·((c−a)×(d−a)) > 0
+  // n × 3, metres (file coordinates × scale): the points the tetrahedra use, in file order.
+  Eigen::MatrixXd vertices;
+  // m × 4, 0-based, positively oriented: (b−a)·((c−a)×(d−a)) > 0.
+  Eigen::MatrixXi tets;
 };
 
 // Reads `stem.node` and `stem.ele`, given either path (the other is found by replacing the
 // extension). Coordinates are multiplied by `scale`. Indices are 0- or 1-based as the .node
 // file's first point number says (the .ele file uses the same base). Ten-node (quadratic)
 // elements keep their first four (corner) nodes; attributes and boundary markers are ignored;
-// negatively oriented tetrahedra are flipped (two nodes swapped). Zero-volume tetrahedra,
+// negatively oriented tetrahedra are flipped (two nodes swapped). Points no tetrahedron corner
+// uses (10-node elements' midpoints, points TetGen left out) are dropped with a notice, since
+// they would be free nodes; the notice says if that shifts the numbering. Zero-volume tetrahedra,
 // indices out of range, non-finite coordinates, wrong counts and truncated files throw
 // mesh2dsp::Error naming the file and line.
 TetMeshFile read_tetgen_mesh(const std::filesystem::path& node_or_ele_path, double scale = 1.0);

@@ -40,6 +40,18 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+int nearest_surface_vertex(const TetMesh& mesh, const std::vector<bool>& surface,
+                           const Eigen::Vector3d& p) {
+  int best = -1;
+  double best_d = INFINITY;
+  for (int i = 0; i < static_cast<int>(surface.size()); ++i) {
+    if (!surface[i]) continue;
+    const double d = (mesh.vertices.row(i).transpose() - p).squaredNorm();
+    if (d < best_d) best_d = d, best = i;
+  }
+  return best;
+}
+
 }  // namespace
 
 std::vector<int> farthest_point_samples(const TetMesh& mesh, int count) {
@@ -83,11 +95,18 @@ std::vector<int> select_excitation_vertices(const std::string& spec, const TetMe
       throw Error(fmt::format("--excite \"{}\": auto needs a whole number of points ≥ 1", spec));
     out = farthest_point_samples(mesh, static_cast<int>(k));
   } else if (kind == "vertex") {
+    // Vertex I of the input file; when the surface was remeshed, the nearest surface vertex.
+    const bool remeshed = mesh.input_vertices.rows() > 0;
+    const auto count = remeshed ? mesh.input_vertices.rows() : mesh.vertices.rows();
     for (const auto& item : split(rest, ',')) {
       const double v = parse_number(item, spec);
-      if (v != std::floor(v) || v < 0 || v >= static_cast<double>(mesh.vertices.rows()))
+      if (v != std::floor(v) || v < 0 || v >= static_cast<double>(count))
         throw Error(fmt::format("--excite: vertex {} does not exist (the mesh has {} vertices)",
-                                item, mesh.vertices.rows()));
+                                item, count));
+      if (remeshed) {
+        out.push_back(nearest_surface_vertex(mesh, surface, mesh.input_vertices.row(static_cast<int>(v))));
+        continue;
+      }
       if (!surface[static_cast<int>(v)])
         throw Error(fmt::format("--excite: vertex {} is not on the surface", item));
       out.push_back(static_cast<int>(v));
@@ -99,14 +118,7 @@ std::vector<int> select_excitation_vertices(const std::string& spec, const TetMe
         throw Error(fmt::format("--excite \"{}\": a point needs X,Y,Z (got \"{}\")", spec, item));
       const Eigen::Vector3d p(parse_number(xyz[0], spec), parse_number(xyz[1], spec),
                               parse_number(xyz[2], spec));
-      int best = -1;
-      double best_d = INFINITY;
-      for (int i = 0; i < static_cast<int>(surface.size()); ++i) {
-        if (!surface[i]) continue;
-        const double d = (mesh.vertices.row(i).transpose() - p).squaredNorm();
-        if (d < best_d) best_d = d, best = i;
-      }
-      out.push_back(best);
+      out.push_back(nearest_surface_vertex(mesh, surface, p));
     }
   } else {
     throw Error(fmt::format("--excite \"{}\": unknown kind \"{}\" (auto, vertex or point)", spec, kind));

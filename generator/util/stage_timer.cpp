@@ -23,6 +23,12 @@ void StageTimer::stop() {
   running_.clear();
 }
 
+void StageTimer::split_last(const std::string& name, double seconds) {
+  if (records_.empty()) return;
+  records_.back().wall_s -= seconds;
+  records_.insert(records_.end() - 1, {name, seconds, records_.back().peak_rss_mb});
+}
+
 double StageTimer::total_s() const {
   double t = 0;
   for (const auto& r : records_) t += r.wall_s;

@@ -16,6 +16,8 @@ class StageTimer {
  public:
   void start(std::string name);
   void stop();  // ends the running stage, if any
+  // Moves `seconds` of the last record into a new record `name` (a sub-stage measured inside).
+  void split_last(const std::string& name, double seconds);
   const std::vector<StageRecord>& records() const { return records_; }
   double total_s() const;
   double seconds(const std::string& name) const;  // 0 when the stage did not run

@@ -159,6 +159,17 @@ TEST(Box, QuadraticElementsBeatLinearInBending) {
   const double e2 = std::abs(p2[0] / timoshenko_z1 - 1), e1 = std::abs(p1[0] / timoshenko_z1 - 1);
   EXPECT_LT(e2, 0.015);
   EXPECT_LT(e2, e1 / 3);
+  // Refinement: the error shrinks, for both orders.
+  double previous2 = INFINITY, previous1 = INFINITY;
+  for (int k : {1, 2, 3}) {
+    const auto f2 = box_frequencies(structured_box(0.30, 0.03, 0.02, 5 * k, k, k), 2, 1);
+    const auto f1 = box_frequencies(structured_box(0.30, 0.03, 0.02, 10 * k, 2 * k, 2 * k), 1, 1);
+    const double err2 = std::abs(f2[0] / timoshenko_z1 - 1), err1 = std::abs(f1[0] / timoshenko_z1 - 1);
+    EXPECT_LT(err2, previous2) << k;
+    EXPECT_LT(err1, previous1) << k;
+    previous2 = err2;
+    previous1 = err1;
+  }
 }
 
 TEST(Box, CantileverMatchesClampedFreeBeam) {
@@ -176,4 +187,29 @@ TEST(Box, CantileverMatchesClampedFreeBeam) {
   bool found = false;
   for (double x : f) found |= std::abs(x / f2 - 1) < 0.03;
   EXPECT_TRUE(found);
+}
+
+TEST(Box, ExactlyTheRigidModesAreExcludedAndShapesAreMassNormalised) {
+  const TetMesh tets = structured_box(0.30, 0.03, 0.02, 12, 2, 2);
+  const auto mesh = make_fem_mesh(tets, 2);
+  const auto steel = find_material_preset("steel");
+  ModalAnalysisRequest request;
+  request.modes = 8;
+  const auto free_body = analyze_modes(mesh, steel, request);
+  EXPECT_EQ(free_body.rigid_modes, 6);
+  ASSERT_EQ(free_body.eigenvalues.size(), 8);
+  EXPECT_GT(std::sqrt(free_body.eigenvalues[0]) / (2 * M_PI), 1000.0);  // first bending, not rigid
+  for (int i = 1; i < free_body.eigenvalues.size(); ++i)
+    EXPECT_LE(free_body.eigenvalues[i - 1], free_body.eigenvalues[i]);
+  const SparseMatrix M = symmetric_from_lower(assemble_fem_matrices(mesh, steel).mass);
+  const Eigen::MatrixXd gram = free_body.shapes.transpose() * (M * free_body.shapes);
+  EXPECT_LT((gram - Eigen::MatrixXd::Identity(8, 8)).norm(), 1e-8);
+  request.fix = {parse_half_space("x<=-0.149")};  // nothing: the box starts at x = 0
+  EXPECT_THROW(analyze_modes(mesh, steel, request), Error);
+  request.fix = {parse_half_space("x<=0")};
+  const auto clamped = analyze_modes(mesh, steel, request);
+  EXPECT_EQ(clamped.rigid_modes, 0);
+  // The clamped DOFs stay exactly zero in the shapes.
+  for (int n = 0; n < mesh.nodes.rows(); ++n)
+    if (mesh.nodes(n, 0) <= 1e-12) EXPECT_EQ(clamped.shapes.row(3 * n).norm(), 0.0);
 }

@@ -1,15 +1,19 @@
+#include "fem/surface_mesh.hpp"
+#include "fem/surface_remesh.hpp"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <Eigen/Geometry>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "fem/surface_mesh.hpp"
 #include "fem/tetgen_files.hpp"
 #include "util/error.hpp"
 
@@ -20,6 +24,28 @@ namespace {
 
 const fs::path kData = fs::path(MESH2DSP_SOURCE_DIR) / "tests" / "generator" / "data";
 const fs::path kMeshes = fs::path(MESH2DSP_SOURCE_DIR) / "meshes";
+
+// A fresh folder of our own under the temporary directory (tests of several checkouts may run
+// at the same time on one machine), removed when the test ends, failed or not.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& name)
+      : dir_(fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const fs::path& path() const { return dir_; }
+  fs::path operator/(const std::string& name) const { return dir_ / name; }
+
+ private:
+  fs::path dir_;
+};
 
 // The message of the Error thrown by f, or "" (and a test failure) if none was thrown.
 template <class F>
@@ -58,8 +84,8 @@ SurfaceMesh torus(int n, int m, double R, double r) {
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < m; ++j) {
       const double u = 2 * M_PI * i / n, v = 2 * M_PI * j / m;
-      s.vertices.row(i * m + j) << (R + r * std::cos(v)) * std::cos(u), (R + r * std::cos(v)) * std::sin(u),
-          r * std::sin(v);
+      s.vertices.row(i * m + j) << (R + r * std::cos(v)) * std::cos(u),
+          (R + r * std::cos(v)) * std::sin(u), r * std::sin(v);
     }
   auto id = [&](int i, int j) { return (i % n) * m + (j % m); };
   int f = 0;
@@ -74,12 +100,14 @@ SurfaceMesh torus(int n, int m, double R, double r) {
 }  // namespace
 
 TEST(SurfaceMesh, EveryFormatReadsTheSameCube) {
-  for (const char* name : {"cube.obj", "cube_quads.obj", "cube_ascii.stl", "cube_binary.stl", "cube.off",
-                           "cube_ascii.ply", "cube_binary.ply", "cube_binary_be.ply", "CUBE_UPPER.OBJ"}) {
+  const ScratchDir scratch("mesh2dsp_surface_mesh_upper");
+  for (const char* name :
+       {"cube.obj", "cube_quads.obj", "cube_ascii.stl", "cube_binary.stl", "cube.off",
+        "cube_ascii.ply", "cube_binary.ply", "cube_binary_be.ply", "CUBE_UPPER.OBJ"}) {
     SCOPED_TRACE(name);
     fs::path path = kData / name;
     if (std::string(name) == "CUBE_UPPER.OBJ") {  // extensions are case-insensitive
-      path = fs::temp_directory_path() / "mesh2dsp_surface_mesh_test_CUBE.OBJ";
+      path = scratch / "CUBE.OBJ";
       fs::copy_file(kData / "cube.obj", path, fs::copy_options::overwrite_existing);
     }
     auto m = read_surface_mesh(path);
@@ -116,8 +144,10 @@ TEST(SurfaceMesh, ScaleMultipliesCoordinates) {
     EXPECT_NEAR(signed_volume(m), 1e-6, 1e-18) << name;
     EXPECT_NEAR(m.vertices.maxCoeff(), 0.01, 1e-15) << name;
   }
-  EXPECT_NE(error_of([] { read_surface_mesh(kData / "cube.obj", 0.0); }).find("scale"), std::string::npos);
-  EXPECT_NE(error_of([] { read_surface_mesh(kData / "cube.obj", -2.0); }).find("scale"), std::string::npos);
+  EXPECT_NE(error_of([] { read_surface_mesh(kData / "cube.obj", 0.0); }).find("scale"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { read_surface_mesh(kData / "cube.obj", -2.0); }).find("scale"),
+            std::string::npos);
 }
 
 TEST(SurfaceMesh, ReadErrorsNameFileAndProblem) {
@@ -141,8 +171,8 @@ TEST(SurfaceMesh, ReadErrorsNameFileAndProblem) {
 }
 
 TEST(SurfaceMesh, MalformedTextIsAnErrorNotACrash) {
-  const fs::path dir = fs::temp_directory_path() / "mesh2dsp_surface_mesh_test";
-  fs::create_directories(dir);
+  const ScratchDir scratch("mesh2dsp_surface_mesh_test");
+  const fs::path& dir = scratch.path();
   auto write = [&](const std::string& name, const std::string& text) {
     std::ofstream(dir / name, std::ios::binary) << text;
     return dir / name;
@@ -160,34 +190,40 @@ TEST(SurfaceMesh, MalformedTextIsAnErrorNotACrash) {
       {"a.stl", "solid x\nfacet normal 0 0 0\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n"},
       {"b.stl", "solid x\nfacet normal 0 0 0\nouter loop\nvertex 0 0 inf\n"},
       {"c.stl", std::string("abc")},
-      {"a.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
-                "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
-                "0 0 0\n1 0 0\n0 1 0\n3 0 1 3\n"},
-      {"b.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
-                "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
-                "0 0 0\n1 0 0\n0 1\n"},
+      {"a.ply",
+       "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+       "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
+       "0 0 0\n1 0 0\n0 1 0\n3 0 1 3\n"},
+      {"b.ply",
+       "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+       "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
+       "0 0 0\n1 0 0\n0 1\n"},
       {"c.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"},
-      {"d.ply", "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\n"
-                "property float y\nproperty float z\nelement face 1\n"
-                "property list uchar int vertex_indices\nend_header\n\x01\x02"},
-      {"e.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\n"
-                "property float z\nelement face 0\nproperty list uchar int vertex_indices\nend_header\n"
-                "nan 0 0\n"},
+      {"d.ply",
+       "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\n"
+       "property float y\nproperty float z\nelement face 1\n"
+       "property list uchar int vertex_indices\nend_header\n\x01\x02"},
+      {"e.ply",
+       "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\n"
+       "property float z\nelement face 0\nproperty list uchar int vertex_indices\nend_header\n"
+       "nan 0 0\n"},
   };
   for (const auto& [name, text] : cases) {
     const auto path = write(name, text);
     const std::string msg = error_of([&] { read_surface_mesh(path); });
     EXPECT_NE(msg.find(name), std::string::npos) << name << ": " << msg;
   }
-  EXPECT_NE(error_of([&] { read_surface_mesh(dir / "e.obj"); }).find("not finite"), std::string::npos);
-  EXPECT_NE(error_of([&] { read_surface_mesh(dir / "e.ply"); }).find("not finite"), std::string::npos);
-  fs::remove_all(dir);
+  EXPECT_NE(error_of([&] { read_surface_mesh(dir / "e.obj"); }).find("not finite"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { read_surface_mesh(dir / "e.ply"); }).find("not finite"),
+            std::string::npos);
 }
 
 TEST(SurfaceMesh, CheckErrorsNameTheProblem) {
   auto expect = [](const std::string& name, std::initializer_list<const char*> words) {
     const std::string msg = check_error(name);
-    for (const char* w : words) EXPECT_NE(msg.find(w), std::string::npos) << "expected '" << w << "' in: " << msg;
+    for (const char* w : words)
+      EXPECT_NE(msg.find(w), std::string::npos) << "expected '" << w << "' in: " << msg;
   };
   expect("open_box.obj", {"hole", "shared by 1 face"});
   expect("edge_three_faces.obj", {"edge (0, 1) is shared by 3 faces"});
@@ -197,19 +233,30 @@ TEST(SurfaceMesh, CheckErrorsNameTheProblem) {
   expect("repeated_vertex.obj", {"degenerate", "repeats vertex 0"});
 }
 
+TEST(SurfaceMesh, ReadCheckedNamesTheFile) {
+  const std::string msg = error_of([] { read_checked_surface_mesh(kData / "open_box.obj"); });
+  EXPECT_NE(msg.find("open_box.obj: surface mesh: edge"), std::string::npos) << msg;
+  const auto m = read_checked_surface_mesh(kData / "cube_binary.ply", 2.0);
+  EXPECT_NEAR(signed_volume(m), 8.0, 1e-12);
+}
+
 TEST(SurfaceMesh, CheckCatchesNonFiniteAndUnusedVertices) {
   auto m = read_surface_mesh(kData / "cube.obj");
   auto bad = m;
   bad.vertices(3, 1) = std::nan("");
-  EXPECT_NE(error_of([&] { check_and_orient_surface(bad); }).find("vertex 3 has a coordinate that is not finite"),
+  EXPECT_NE(error_of([&] {
+              check_and_orient_surface(bad);
+            }).find("vertex 3 has a coordinate that is not finite"),
             std::string::npos);
   bad = m;
   bad.vertices.conservativeResize(9, 3);
   bad.vertices.row(8) << 5, 5, 5;
-  EXPECT_NE(error_of([&] { check_and_orient_surface(bad); }).find("vertex 8 is not used"), std::string::npos);
+  EXPECT_NE(error_of([&] { check_and_orient_surface(bad); }).find("vertex 8 is not used"),
+            std::string::npos);
   bad = m;
   bad.faces(4, 2) = 42;
-  EXPECT_NE(error_of([&] { check_and_orient_surface(bad); }).find("refers to vertex 42"), std::string::npos);
+  EXPECT_NE(error_of([&] { check_and_orient_surface(bad); }).find("refers to vertex 42"),
+            std::string::npos);
   SurfaceMesh empty;
   EXPECT_NE(error_of([&] { check_and_orient_surface(empty); }).find("empty"), std::string::npos);
 }
@@ -230,6 +277,25 @@ TEST(SurfaceMesh, InvertedCubeIsFlippedWithNotice) {
   EXPECT_EQ(m.faces, faces);
 }
 
+TEST(SurfaceMesh, CavitiesFaceInwardsButStrayInvertedShellsAreErrors) {
+  auto hollow = read_surface_mesh(kData / "hollow_cube.obj");
+  testing::internal::CaptureStderr();
+  check_and_orient_surface(hollow);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_NEAR(signed_volume(hollow), 1.0 - 0.125, 1e-12);
+
+  auto inverted = read_surface_mesh(kData / "inverted_hollow_cube.obj");
+  testing::internal::CaptureStderr();
+  check_and_orient_surface(inverted);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("inside out"), std::string::npos);
+  EXPECT_NEAR(signed_volume(inverted), 1.0 - 0.125, 1e-12);
+  EXPECT_EQ(inverted.faces, hollow.faces);
+
+  const std::string msg = check_error("stray_inverted_shell.obj");
+  EXPECT_NE(msg.find("orientation"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not a cavity"), std::string::npos) << msg;
+}
+
 TEST(SurfaceMesh, CubeCornerNormalsPointOutwards) {
   const auto m = read_surface_mesh(kData / "cube.obj");
   const auto n = vertex_normals(m);
@@ -247,9 +313,11 @@ TEST(SurfaceMesh, LargeClosedMeshPasses) {
   auto m = torus(250, 200, 0.1, 0.03);
   const auto t0 = std::chrono::steady_clock::now();
   check_and_orient_surface(m);
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   RecordProperty("check_ms", std::to_string(ms));
-  EXPECT_NEAR(signed_volume(m), 2 * M_PI * M_PI * 0.1 * 0.03 * 0.03, 2e-3 * 2 * M_PI * M_PI * 0.1 * 0.03 * 0.03);
+  EXPECT_NEAR(signed_volume(m), 2 * M_PI * M_PI * 0.1 * 0.03 * 0.03,
+              2e-3 * 2 * M_PI * M_PI * 0.1 * 0.03 * 0.03);
 }
 
 TEST(SurfaceMesh, BundledMeshesPassTheCheck) {
@@ -261,11 +329,49 @@ TEST(SurfaceMesh, BundledMeshesPassTheCheck) {
       auto m = read_surface_mesh(entry.path());
       testing::internal::CaptureStderr();
       EXPECT_NO_THROW(check_and_orient_surface(m));
-      EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << "bundled meshes are outward oriented";
+      EXPECT_EQ(testing::internal::GetCapturedStderr(), "")
+          << "bundled meshes are outward oriented";
       EXPECT_GT(signed_volume(m), 0);
       found.insert(entry.path().filename().string());
     }
-  if (found.empty()) GTEST_SKIP() << "no bundled meshes yet";
+  for (const char* name : {"bar.obj", "plate.obj", "sphere.obj", "bowl.obj", "bell.obj",
+                           "vibraphone_bar.obj", "cantilever.obj"})
+    EXPECT_TRUE(found.count(name)) << name << " missing from meshes/";
+}
+
+TEST(SurfaceMesh, CommittedMeshesAreWhatTheScriptsMake) {
+  // The .obj files are generated: regenerate into a temporary folder and compare bytes, so a
+  // hand edit or a script change without regeneration is caught.
+  if (std::system("python3 --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  const ScratchDir scratch("mesh2dsp_regenerated_meshes");
+  const fs::path& tmp = scratch.path();
+  for (const auto& [script, committed] : {std::pair{kMeshes / "make_meshes.py", kMeshes},
+                                          std::pair{kData / "make_test_meshes.py", kData}}) {
+    fs::remove_all(tmp);
+    const std::string cmd = "python3 '" + script.string() + "' '" + tmp.string() + "' > /dev/null";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    int compared = 0;
+    for (const auto& entry : fs::directory_iterator(tmp)) {
+      auto slurp = [](const fs::path& p) {
+        std::ifstream in(p, std::ios::binary);
+        return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      };
+      const fs::path mine = committed / entry.path().filename();
+      ASSERT_TRUE(fs::exists(mine)) << mine << " is generated but not committed";
+      if (committed == kMeshes && entry.path().extension() == ".obj") {
+        // Computed coordinates: equal up to libm's last-bit differences between platforms.
+        const auto a = read_surface_mesh(entry.path()), b = read_surface_mesh(mine);
+        EXPECT_EQ(a.faces, b.faces) << mine << " differs from what " << script << " makes";
+        ASSERT_EQ(a.vertices.rows(), b.vertices.rows()) << mine;
+        EXPECT_LT((a.vertices - b.vertices).cwiseAbs().maxCoeff(), 1e-12) << mine;
+      } else {
+        EXPECT_TRUE(slurp(entry.path()) == slurp(mine))
+            << mine << " differs from what " << script << " makes";
+      }
+      ++compared;
+    }
+    EXPECT_GT(compared, 5);
+  }
 }
 
 TEST(TetgenFiles, ReadsNodeAndEleWithEitherPath) {
@@ -288,10 +394,14 @@ TEST(TetgenFiles, ReadsNodeAndEleWithEitherPath) {
 }
 
 TEST(TetgenFiles, TenNodeElementsKeepCornersAndScale) {
+  testing::internal::CaptureStderr();
   const auto m = read_tetgen_mesh(kData / "cube_tets10.ele", 0.1);
-  EXPECT_EQ(m.vertices.rows(), 27);  // corners + edge midpoints, all kept in file order
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("dropped 19 of 27 points"), std::string::npos) << err;
+  EXPECT_EQ(err.find("shift"), std::string::npos) << "midpoints come last: numbering unchanged";
+  EXPECT_EQ(m.vertices.rows(), 8);  // the corners; edge midpoints (free nodes otherwise) dropped
+  EXPECT_EQ(m.vertices.row(7), Eigen::RowVector3d(0.1, 0.1, 0.1));
   ASSERT_EQ(m.tets.rows(), 6);
-  EXPECT_LT(m.tets.maxCoeff(), 8);  // only corners referenced
   double total = 0;
   for (int t = 0; t < 6; ++t) {
     EXPECT_GT(tet_volume(m, t), 0);
@@ -309,23 +419,51 @@ TEST(TetgenFiles, ErrorsNameFileAndLine) {
   EXPECT_NE(error_of([] { read_tetgen_mesh(kData / "cube.obj", 1.0); }).find(".node or .ele"),
             std::string::npos);
 
-  const fs::path dir = fs::temp_directory_path() / "mesh2dsp_tetgen_files_test";
-  fs::create_directories(dir);
+  const ScratchDir scratch("mesh2dsp_tetgen_files_test");
+  const fs::path& dir = scratch.path();
   auto pair = [&](const std::string& node, const std::string& ele) {
     std::ofstream(dir / "t.node") << node;
     std::ofstream(dir / "t.ele") << ele;
     return error_of([&] { read_tetgen_mesh(dir / "t.node", 1.0); });
   };
   const std::string good_node = "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n";
-  EXPECT_NE(pair("4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 nan 0\n3 0 0 1\n", "1 4 0\n0 0 1 2 3\n").find("t.node:4"),
+  EXPECT_NE(pair("4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 nan 0\n3 0 0 1\n", "1 4 0\n0 0 1 2 3\n")
+                .find("t.node:4"),
             std::string::npos);
   EXPECT_NE(pair("5 3 0 0\n0 0 0 0\n", "1 4 0\n0 0 1 2 3\n").find("truncated"), std::string::npos);
-  EXPECT_NE(pair("2 3 0 0\n0 0 0 0\n2 1 0 0\n", "1 4 0\n0 0 1 2 3\n").find("sequence"), std::string::npos);
+  EXPECT_NE(pair("2 3 0 0\n0 0 0 0\n2 1 0 0\n", "1 4 0\n0 0 1 2 3\n").find("sequence"),
+            std::string::npos);
   EXPECT_NE(pair(good_node, "2 4 0\n0 0 1 2 3\n").find("truncated"), std::string::npos);
   EXPECT_NE(pair(good_node, "1 4 0\n0 0 1 2\n").find("t.ele:2"), std::string::npos);
   EXPECT_NE(pair(good_node, "1 6 0\n0 0 1 2 3 0 0\n").find("4 or 10"), std::string::npos);
   EXPECT_NE(pair(good_node, "1 4 0\n0 0 1 2 2\n").find("repeats"), std::string::npos);
-  EXPECT_NE(pair("4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 1 1 0\n", "1 4 0\n0 0 1 2 3\n").find("zero volume"),
+  EXPECT_NE(pair("4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 1 1 0\n", "1 4 0\n0 0 1 2 3\n")
+                .find("zero volume"),
             std::string::npos);
-  fs::remove_all(dir);
+  // An unused point in the middle: dropped, and the notice says the numbering shifts.
+  std::ofstream(dir / "u.node") << "5 3 0 0\n0 0 0 0\n1 1 0 0\n2 9 9 9\n3 0 1 0\n4 0 0 1\n";
+  std::ofstream(dir / "u.ele") << "1 4 0\n0 0 1 3 4\n";
+  testing::internal::CaptureStderr();
+  const auto m = read_tetgen_mesh(dir / "u.ele", 1.0);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("from file point 2 on shift down"), std::string::npos) << err;
+  EXPECT_EQ(m.vertices.rows(), 4);
+  EXPECT_EQ(m.vertices.row(2), Eigen::RowVector3d(0, 1, 0));
+  EXPECT_EQ(m.tets.maxCoeff(), 3);
+}
+
+// Remeshing keeps the shape (corners and creases are constraints) and the orientation.
+TEST(SurfaceRemesh, CoarsensAndRefinesTheBarKeepingItsShape) {
+  const auto bar = mesh2dsp::read_checked_surface_mesh(std::string(MESH2DSP_SOURCE_DIR) + "/meshes/bar.obj");
+  const double volume = mesh2dsp::signed_volume(bar);
+  for (double edge : {0.02, 0.004}) {
+    const auto m = mesh2dsp::remesh_surface(bar, edge);
+    EXPECT_NEAR(mesh2dsp::signed_volume(m) / volume, 1.0, 0.005) << edge;
+    EXPECT_NEAR(mesh2dsp::mean_edge_length(m) / edge, 1.0, 0.35) << edge;
+    const Eigen::Vector3d lo = m.vertices.colwise().minCoeff(), hi = m.vertices.colwise().maxCoeff();
+    EXPECT_LT((lo - Eigen::Vector3d(-0.15, -0.015, -0.01)).norm(), 1e-9) << edge;
+    EXPECT_LT((hi - Eigen::Vector3d(0.15, 0.015, 0.01)).norm(), 1e-9) << edge;
+    if (edge > 0.01) EXPECT_LT(m.vertices.rows(), bar.vertices.rows());
+    else EXPECT_GT(m.vertices.rows(), bar.vertices.rows());
+  }
 }

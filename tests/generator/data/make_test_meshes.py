@@ -101,6 +101,17 @@ def main(outdir):
     flipped[5] = (T[5][0], T[5][2], T[5][1])
     obj("flipped_face.obj", V, flipped)
     obj("inverted_cube.obj", V, [(a, c, b) for a, b, c in T])
+    # Two shells: a cavity (inward faces, inside the material) is right; a free-standing
+    # inverted shell next to the object is not, though the total volume is positive.
+    def cube_at(lo, size, inward):
+        vs = [tuple(lo + size * c for c in v) for v in V]
+        return vs, [(a, c, b) if inward else (a, b, c) for a, b, c in T]
+    def two_shells(name, first, second):
+        (v1, t1), (v2, t2) = first, second
+        obj(name, v1 + v2, t1 + [tuple(i + len(v1) for i in t) for t in t2])
+    two_shells("hollow_cube.obj", cube_at(0, 1, False), cube_at(0.25, 0.5, True))
+    two_shells("inverted_hollow_cube.obj", cube_at(0, 1, True), cube_at(0.25, 0.5, False))
+    two_shells("stray_inverted_shell.obj", cube_at(0, 1, False), cube_at(2, 0.5, True))
     obj("degenerate_face.obj", V + [(0.5, 0, 0)], T + [(0, 8, 1)])   # collinear: zero area
     obj("repeated_vertex.obj", V, T + [(0, 0, 1)])
     with open("nan_coordinate.obj", "w") as f:

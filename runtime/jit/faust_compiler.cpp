@@ -1,0 +1,201 @@
+#include "runtime/jit/faust_compiler.hpp"
+
+#include <faust/dsp/llvm-dsp.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <mutex>
+#include <regex>
+#include <sstream>
+
+#include "runtime/jit/factory_cache.hpp"
+#include "util/progress.hpp"
+
+#ifndef MESH2DSP_FAUST_LIBRARY_DIR
+#define MESH2DSP_FAUST_LIBRARY_DIR "/usr/share/faust"
+#endif
+
+namespace mesh2dsp::runtime {
+namespace {
+
+// libfaust keeps global state (its factory table, the LLVM context): by default it must not be
+// entered from two threads. Live play compiles on a background thread while the main thread may
+// instantiate, so switch libfaust to its thread-safe mode once and serialise compiles as well.
+std::mutex& libfaust_mutex() {
+  static std::mutex mutex;
+  static std::once_flag once;
+  std::call_once(once, [] { startMTDSPFactories(); });
+  return mutex;
+}
+
+void delete_factory(llvm_dsp_factory* factory) {
+  if (!factory) return;
+  std::lock_guard lock(libfaust_mutex());
+  deleteDSPFactory(factory);
+}
+
+// An instance that keeps its factory alive: the JIT code it runs belongs to the factory.
+class OwnedInstance final : public decorator_dsp {
+ public:
+  OwnedInstance(dsp* instance, std::shared_ptr<llvm_dsp_factory> factory)
+      : decorator_dsp(instance), factory_(std::move(factory)) {}
+  ~OwnedInstance() override {
+    delete fDSP;  // before factory_ is released (members die before the base destructor runs)
+    fDSP = nullptr;
+  }
+  OwnedInstance* clone() override {
+    return new OwnedInstance(static_cast<llvm_dsp*>(fDSP)->clone(), factory_);
+  }
+
+ private:
+  std::shared_ptr<llvm_dsp_factory> factory_;
+};
+
+std::string read_source(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw Error(fmt::format("{}: no such file", path.string()));
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(fmt::format("{}: is a directory, not a Faust .dsp file", path.string()));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot be read", path.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return std::move(text).str();
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+std::string format_faust_error(const std::string& message, const std::string& name,
+                               const std::string& path) {
+  std::string text = message;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  if (name.empty() || path.empty()) return text;
+  // Faust writes "name : 12 : ERROR : what"; editors and terminals understand "path:12: error:".
+  const std::string prefix = name + " : ";
+  std::string out;
+  std::istringstream lines(text);
+  std::string line;
+  static const std::regex located(R"(^(\d+) : ERROR : (.*)$)");
+  while (std::getline(lines, line)) {
+    std::smatch m;
+    const std::string rest = line.starts_with(prefix) ? line.substr(prefix.size()) : std::string();
+    if (!rest.empty() && std::regex_match(rest, m, located))
+      line = fmt::format("{}:{}: error: {}", path, m[1].str(), m[2].str());
+    if (!out.empty()) out += '\n';
+    out += line;
+  }
+  // Messages without a location ("ERROR : the Faust program has no output signal") still say
+  // which file they are about.
+  if (!out.starts_with(path)) {
+    if (out.starts_with("ERROR : ")) out = out.substr(8);
+    out = fmt::format("{}: {}", path, out);
+  }
+  return out;
+}
+
+std::unique_ptr<dsp> CompiledProgram::instantiate() const {
+  if (!factory_) throw Error("internal: no compiled program");
+  llvm_dsp* instance = nullptr;
+  {
+    std::lock_guard lock(libfaust_mutex());
+    instance = factory_->createDSPInstance();
+  }
+  if (!instance) throw Error(fmt::format("{}: cannot create a DSP instance", name_));
+  return std::make_unique<OwnedInstance>(instance, factory_);
+}
+
+FaustCompiler::FaustCompiler(CompileOptions options) : options_(std::move(options)) {}
+
+CompiledProgram FaustCompiler::compile_file(const std::filesystem::path& path) const {
+  const std::string source = read_source(path);
+  const auto absolute = std::filesystem::absolute(path).lexically_normal();
+  return compile(path.stem().string(), source, path, absolute.parent_path());
+}
+
+CompiledProgram FaustCompiler::compile_string(const std::string& name, const std::string& source,
+                                              const std::filesystem::path& include_dir) const {
+  return compile(name, source, {}, include_dir);
+}
+
+CompiledProgram FaustCompiler::compile(const std::string& name, const std::string& source,
+                                       const std::filesystem::path& source_path,
+                                       const std::filesystem::path& include_dir) const {
+  const auto start = std::chrono::steady_clock::now();
+  // These change the compute() sample type away from FAUSTFLOAT = float, which this host's
+  // buffers and zones are: the program would read and write past them.
+  for (const auto& a : options_.faust_args)
+    if (a == "-double" || a == "--double-precision-floats" || a == "-quad" ||
+        a == "--quad-precision-floats" || a == "-fx" || a == "--fixed-point")
+      throw Error(fmt::format("Faust option {}: the runtime runs programs in single precision "
+                              "(float samples); drop the option", a));
+  std::vector<std::string> args;
+  if (!include_dir.empty()) args.insert(args.end(), {"-I", include_dir.string()});
+  args.insert(args.end(), {"-I", MESH2DSP_FAUST_LIBRARY_DIR});
+  args.insert(args.end(), options_.faust_args.begin(), options_.faust_args.end());
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+
+  // Everything that changes the machine code is in the key; the source goes last so the key
+  // is readable when inspecting a cache file.
+  std::string key = fmt::format("libfaust {}\ntarget {}\nopt {}\nname {}\nargs", getCLibFaustVersion(),
+                                getDSPMachineTarget(), options_.opt_level, name);
+  for (const auto& a : args) key += " " + a;
+  key += "\nsource\n" + source;
+
+  CompiledProgram program;
+  program.name_ = name;
+  if (!source_path.empty()) program.sources_.push_back(source_path);
+  const FactoryCache cache(options_.cache_directory);
+
+  if (auto entry = cache.load(key)) {
+    std::string error;
+    llvm_dsp_factory* factory = nullptr;
+    {
+      std::lock_guard lock(libfaust_mutex());
+      factory = readDSPFactoryFromMachine(entry->machine_code, "", error);
+    }
+    if (factory) {
+      program.factory_ = std::shared_ptr<llvm_dsp_factory>(factory, delete_factory);
+      program.from_cache_ = true;
+      program.sources_.insert(program.sources_.end(), entry->dependencies.begin(),
+                              entry->dependencies.end());
+      program.compile_s_ = seconds_since(start);
+      return program;
+    }
+    // A stale or foreign entry: fall through and recompile (the store below replaces it).
+  }
+
+  std::string error;
+  llvm_dsp_factory* factory = nullptr;
+  CacheEntry entry;
+  std::vector<std::string> warnings;
+  {
+    std::lock_guard lock(libfaust_mutex());
+    factory = createDSPFactoryFromString(name, source, static_cast<int>(argv.size()), argv.data(),
+                                         "", error, options_.opt_level);
+    if (factory) {
+      for (const auto& library : factory->getLibraryList()) entry.dependencies.emplace_back(library);
+      warnings = factory->getWarningMessages();
+      if (cache.enabled()) entry.machine_code = writeDSPFactoryToMachine(factory, "");
+    }
+  }
+  if (!factory) {
+    if (error.empty()) error = "the Faust compiler failed without a message";
+    throw CompileError(format_faust_error(error, name, source_path.string()));
+  }
+  for (const auto& w : warnings) notice(format_faust_error(w, name, source_path.string()));
+  program.factory_ = std::shared_ptr<llvm_dsp_factory>(factory, delete_factory);
+  program.sources_.insert(program.sources_.end(), entry.dependencies.begin(),
+                          entry.dependencies.end());
+  if (!entry.machine_code.empty()) cache.store(key, entry);
+  program.compile_s_ = seconds_since(start);
+  return program;
+}
+
+}  // namespace mesh2dsp::runtime

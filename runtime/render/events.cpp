@@ -1,0 +1,98 @@
+#include "runtime/render/events.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "util/error.hpp"
+
+namespace mesh2dsp::runtime {
+namespace {
+
+double parse_number(const std::string& text, const std::string& what, const std::string& arg) {
+  double value = 0;
+  const auto* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(value))
+    throw Error(fmt::format("'{}': {} '{}' is not a number", arg, what, text));
+  return value;
+}
+
+double parse_time(const std::string& text, const std::string& arg) {
+  const double t = parse_number(text, "time", arg);
+  if (t < 0) throw Error(fmt::format("'{}': time must be >= 0 s", arg));
+  return t;
+}
+
+// "--trigger @0.1" strikes whatever the program's first button is called (generated models
+// name their excitation button differently).
+const ControlItem& first_button(const ControlLayout& layout) {
+  for (const auto* c : layout.controls())
+    if (c->is_button()) return *c;
+  throw Error(fmt::format("--trigger without a name presses the first button, but this DSP has "
+                          "none; it has: {}", layout.describe_controls()));
+}
+
+}  // namespace
+
+ParameterEvent parse_set(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw Error(fmt::format("--set '{}': expected NAME=VALUE or NAME=VALUE@TIME_S", text));
+  ParameterEvent event;
+  event.name = text.substr(0, eq);
+  std::string rest = text.substr(eq + 1);
+  if (const auto at = rest.find('@'); at != std::string::npos) {
+    event.time_s = parse_time(rest.substr(at + 1), "--set " + text);
+    rest = rest.substr(0, at);
+  }
+  event.value = parse_number(rest, "value", "--set " + text);
+  return event;
+}
+
+std::vector<ParameterEvent> parse_trigger(const std::string& text) {
+  const auto at = text.find('@');
+  if (at == std::string::npos)
+    throw Error(fmt::format("--trigger '{}': expected NAME@TIME_S or NAME@TIME_S+HOLD_S", text));
+  const std::string name = text.substr(0, at);
+  std::string when = text.substr(at + 1);
+  double hold_s = kDefaultTriggerHold_s;
+  if (const auto plus = when.find('+'); plus != std::string::npos) {
+    hold_s = parse_number(when.substr(plus + 1), "hold", "--trigger " + text);
+    if (hold_s <= 0) throw Error(fmt::format("--trigger '{}': hold must be > 0 s", text));
+    when = when.substr(0, plus);
+  }
+  const double t = parse_time(when, "--trigger " + text);
+  return {{t, name, 1.0, true}, {t + hold_s, name, 0.0, true}};
+}
+
+std::vector<ZoneEvent> bind_events(const std::vector<ParameterEvent>& events,
+                                   const ControlLayout& layout, int sample_rate_hz) {
+  std::vector<ZoneEvent> bound;
+  for (const auto& event : events) {
+    const ControlItem& control = event.name.empty() ? first_button(layout) : layout.find(event.name);
+    if (!control.is_input())
+      throw Error(fmt::format("'{}' is a bargraph (an output); it cannot be set", control.path));
+    const bool is_switch =
+        control.kind == ControlKind::button || control.kind == ControlKind::check_button;
+    if (event.trigger && !is_switch)
+      throw Error(fmt::format("--trigger {}: '{}' is not a button or checkbox (use --set)",
+                              event.name, control.path));
+    if (!is_switch) {
+      // Faust clamps slider values itself; a value outside the range is almost always a typo.
+      const double lo = std::min(control.min, control.max), hi = std::max(control.min, control.max);
+      if (event.value < lo || event.value > hi)
+        throw Error(fmt::format("--set {}={}: outside the range of {} [{}, {}]", event.name,
+                                event.value, control.path, lo, hi));
+    }
+    bound.push_back({static_cast<std::int64_t>(std::llround(event.time_s * sample_rate_hz)),
+                     control.zone, static_cast<FAUSTFLOAT>(event.value)});
+  }
+  std::stable_sort(bound.begin(), bound.end(),
+                   [](const ZoneEvent& a, const ZoneEvent& b) { return a.frame < b.frame; });
+  return bound;
+}
+
+}  // namespace mesh2dsp::runtime
