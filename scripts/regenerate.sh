@@ -24,9 +24,15 @@ done
 [ $check -eq 1 ] || full=1
 [ -x "$bin" ] || { echo "regenerate: $bin not built (set MESH2DSP or build first)" >&2; exit 1; }
 
-# Analysis settings per bundled mesh; meshes not listed get the defaults.
-default_args=(--material steel --modes 40)
-declare -A mesh_args=()
+# Analysis settings per bundled mesh (into the array `args`).
+mesh_args() {
+  case $1 in
+    cantilever) args=(--material wood --fix "x<=0" --modes 10) ;;
+    bell) args=(--material iron --modes 40) ;;
+    sphere) args=(--material glass --scale 4 --modes 40) ;;  # at r = 5 cm it sings above 20 kHz
+    *) args=(--material steel --modes 40) ;;
+  esac
+}
 
 if [ $check -eq 1 ]; then
   out=$(mktemp -d "${TMPDIR:-/tmp}/mesh2dsp-regenerate-XXXXXX")
@@ -53,8 +59,7 @@ shopt -s nullglob
 for mesh in meshes/*.obj; do
   name=$(basename "$mesh" .obj)
   if [ $full -eq 1 ]; then
-    # shellcheck disable=SC2206
-    args=(${mesh_args[$name]:-${default_args[*]}})
+    mesh_args "$name"
     emit "$name" "$mesh" "${args[@]}"
   else
     [ -f "generated/$name/$name.modal.json" ] || { echo "regenerate: generated/$name is missing: run $0" >&2; exit 1; }
