@@ -1,0 +1,64 @@
+#pragma once
+// The reference render (issue 5): full FEM in time → surface pressure → listeners, after
+// O'Brien, Cook & Essl 2001 (seed 000). One function on plain types, used by the
+// `mesh2dsp reference` command, the tests and the benchmark.
+#include <Eigen/Core>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fem/fem_mesh.hpp"
+#include "fem/material.hpp"
+#include "fem/tet_mesh.hpp"
+#include "forces.hpp"
+#include "newmark.hpp"
+#include "radiation.hpp"
+
+namespace mesh2dsp {
+
+struct ReferenceSettings {
+  double sample_rate_hz = 48000;
+  double duration_s = 1;
+  std::optional<double> dt_s;   // none: automatic_time_step()
+  double fmax_hz = 20000;       // highest frequency retained (low-pass cutoff, ≤ fs/2)
+  double dc_alpha = 0.1;        // eq. 9
+  bool nonlinear = false;       // St. Venant–Kirchhoff
+  LinearSolverKind solver = LinearSolverKind::simplicial;
+  bool visibility = true;       // δ of eq. 10 by ray casting
+  std::vector<Eigen::Vector3d> listeners_m;
+  ForceProfile force;
+  StrikePoint strike;
+  double speed_of_sound_m_s = kSpeedOfSoundMS;
+  double impedance_pa_s_m = kAirImpedancePaSM;
+  // Stop after this many steps (benchmark); 0: run the whole duration.
+  long long max_steps = 0;
+  bool show_progress = true;
+};
+
+struct ReferenceResult {
+  std::vector<std::vector<float>> channels;  // one per listener, duration × fs samples
+  double dt_s = 0, cutoff_hz = 0;
+  long long steps = 0;
+  int free_dofs = 0, surface_triangles = 0;
+  double setup_s = 0;           // assembly + factorization
+  double factorization_s = 0;
+  double integration_s = 0;     // the time loop (solver + audio)
+  double audio_s = 0;           // of which: pressure, filters, radiation
+  double max_iterations = 0;    // non-linear: most fixed-point iterations in a step
+  long long factor_nonzeros = -1;
+};
+
+// The step for audio (§3.1): no larger than 1e-5 s and at least 8 steps per period of
+// `fmax_hz`, rounded down to a whole number of steps per audio sample so that audio sample
+// times fall on steps.
+double automatic_time_step(double sample_rate_hz, double fmax_hz);
+
+// Runs the whole render. `clamped` is per FEM node (empty: free body). Throws mesh2dsp::Error.
+ReferenceResult render_reference(const TetMesh& tets, const FemMesh& fem, const Material& material,
+                                 const std::vector<bool>& clamped, const ReferenceSettings& settings);
+
+// The default listener when none is given: 0.5 m from the centre of the bounding box along +z.
+Eigen::Vector3d default_listener(const TetMesh& tets);
+
+}  // namespace mesh2dsp

@@ -1,0 +1,260 @@
+// `mesh2dsp reference MESH … -o ref.wav`: the full time-domain FEM render (issue 5).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli/analysis_options.hpp"
+#include "cli/commands.hpp"
+#include "fem/boundary.hpp"
+#include "fem/fem_mesh.hpp"
+#include "fem/mesh_input.hpp"
+#include "reference.hpp"
+#include "util/atomic_file.hpp"
+#include "util/error.hpp"
+#include "util/progress.hpp"
+#include "wav_output.hpp"
+
+namespace mesh2dsp {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct ReferenceOptions {
+  AnalysisOptions analysis;
+  std::string output;
+  std::string sidecar;
+  std::string strike = "auto";
+  std::string force = "cosine:0.0001";
+  double force_amplitude = 1.0;
+  std::string force_direction;
+  double duration_s = 1.0;
+  std::optional<double> dt_s;
+  int sample_rate_hz = 48000;
+  bool stereo = false;
+  double dc_alpha = 0.1;
+  bool nonlinear = false;
+  bool no_visibility = false;
+  std::string solver = "auto";
+};
+
+// The exact command line, from the kernel (main's argv is not passed to subcommands).
+std::string command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string out;
+  std::string arg;
+  auto flush = [&] {
+    const bool plain = !arg.empty() && arg.find_first_of(" \t\"'\\;<>|&$*?()") == std::string::npos;
+    if (!out.empty()) out += ' ';
+    out += plain ? arg : "'" + arg + "'";
+    arg.clear();
+  };
+  for (char c : all) {
+    if (c == '\0')
+      flush();
+    else
+      arg += c;
+  }
+  if (!arg.empty()) flush();
+  return out;
+}
+
+Eigen::Vector3d parse_point(const std::string& text) {
+  Eigen::Vector3d p;
+  char c1 = 0, c2 = 0;
+  std::istringstream in(text);
+  if (!(in >> p.x() >> c1 >> p.y() >> c2 >> p.z()) || c1 != ',' || c2 != ',' || !p.allFinite())
+    throw Error(fmt::format("cannot read --listener \"{}\": expected X,Y,Z in metres", text));
+  std::string rest;
+  if (in >> rest) throw Error(fmt::format("cannot read --listener \"{}\": expected X,Y,Z", text));
+  return p;
+}
+
+void run(const ReferenceOptions& o, bool strike_given) {
+  const auto start = std::chrono::steady_clock::now();
+  // Cheap checks first, so a typo fails before tetrahedralization and a long render.
+  const ForceProfile force = parse_force(o.force, o.force_amplitude);
+  if (!(o.duration_s > 0) || !std::isfinite(o.duration_s))
+    throw Error(fmt::format("--duration must be positive (got {} s)", o.duration_s));
+  if (o.dt_s && !(*o.dt_s > 0 && std::isfinite(*o.dt_s)))
+    throw Error(fmt::format("--dt must be positive (got {} s)", *o.dt_s));
+  if (o.dt_s && *o.dt_s > 1.0 / o.sample_rate_hz)
+    throw Error(fmt::format("--dt {} s is longer than the audio sample period {} s", *o.dt_s,
+                            1.0 / o.sample_rate_hz));
+  if (!(o.dc_alpha >= 0 && o.dc_alpha <= 1))
+    throw Error(fmt::format("--dc-alpha must lie in [0, 1] (got {})", o.dc_alpha));
+  std::vector<Eigen::Vector3d> given_listeners;
+  for (const auto& l : o.analysis.listeners) given_listeners.push_back(parse_point(l));
+  const std::filesystem::path output = o.output;
+  std::filesystem::path sidecar = o.sidecar.empty() ? std::filesystem::path(output).replace_extension(".json")
+                                                    : std::filesystem::path(o.sidecar);
+  if (sidecar == output) sidecar += ".json";
+  check_writable(output);
+  check_writable(sidecar);
+
+  const Material material = resolve_material(o.analysis);
+  std::vector<HalfSpace> fix;
+  for (const auto& f : o.analysis.fix) fix.push_back(parse_half_space(f));
+  MeshInputOptions mesh_options;
+  mesh_options.scale = o.analysis.scale;
+  mesh_options.max_tet_volume_m3 = o.analysis.max_tet_volume_m3;
+  mesh_options.fmax_hz = o.analysis.fmax_hz;
+  const TetMesh tets = load_tet_mesh(o.analysis.input, material, mesh_options);
+  const FemMesh fem = make_fem_mesh(tets, o.analysis.element_order);
+  const std::vector<bool> clamped = fix.empty() ? std::vector<bool>{} : clamped_nodes(fem.nodes, fix);
+  std::vector<bool> clamped_vertices;
+  if (!clamped.empty()) clamped_vertices.assign(clamped.begin(), clamped.begin() + tets.vertices.rows());
+
+  ReferenceSettings settings;
+  settings.sample_rate_hz = o.sample_rate_hz;
+  settings.duration_s = o.duration_s;
+  settings.dt_s = o.dt_s;
+  settings.fmax_hz = o.analysis.fmax_hz;
+  settings.dc_alpha = o.dc_alpha;
+  settings.nonlinear = o.nonlinear;
+  settings.visibility = !o.no_visibility;
+  settings.force = force;
+  // --excite (the shared analysis option) stands in for --strike when only it is given.
+  std::string strike_spec = o.strike;
+  if (!strike_given && o.analysis.excite != "auto:8") strike_spec = o.analysis.excite;
+  settings.strike = parse_strike(strike_spec, o.force_direction, tets, clamped_vertices);
+  const bool default_listener_used = given_listeners.empty();
+  if (default_listener_used) given_listeners.push_back(default_listener(tets));
+  const Eigen::Vector3d centre =
+      0.5 * (tets.vertices.colwise().minCoeff() + tets.vertices.colwise().maxCoeff()).transpose();
+  for (const auto& l : given_listeners) {
+    if (o.stereo) {
+      const auto [left, right] = stereo_pair(l, centre);
+      settings.listeners_m.push_back(left);
+      settings.listeners_m.push_back(right);
+    } else {
+      settings.listeners_m.push_back(l);
+    }
+  }
+  const int dof_estimate = 3 * static_cast<int>(fem.nodes.rows());
+  if (o.solver == "cholmod" || (o.solver == "auto" && dof_estimate > 30000))
+    settings.solver = LinearSolverKind::cholmod_supernodal;
+  settings.show_progress = true;
+
+  const ReferenceResult r = render_reference(tets, fem, material, clamped, settings);
+
+  json j;
+  j["format"] = "mesh2dsp-reference-render";
+  j["version"] = 1;
+  j["command"] = command_line();
+  j["output"] = output.string();
+  j["mesh"] = {{"source", o.analysis.input},
+               {"scale", o.analysis.scale},
+               {"vertices", tets.vertices.rows()},
+               {"tetrahedra", tets.tets.rows()},
+               {"element_order", fem.order},
+               {"nodes", fem.nodes.rows()},
+               {"free_dof", r.free_dofs},
+               {"surface_triangles", r.surface_triangles},
+               {"fixed", o.analysis.fix}};
+  j["material"] = {{"name", material.name},
+                   {"density", material.density_kg_m3},
+                   {"youngs_modulus", material.youngs_modulus_pa},
+                   {"poisson_ratio", material.poisson_ratio},
+                   {"rayleigh_mass", material.rayleigh_mass_per_s},
+                   {"rayleigh_stiffness", material.rayleigh_stiffness_s}};
+  j["strike"] = {{"spec", strike_spec},
+                 {"where", settings.strike.description},
+                 {"position", {settings.strike.position_m.x(), settings.strike.position_m.y(),
+                               settings.strike.position_m.z()}},
+                 {"direction", {settings.strike.direction.x(), settings.strike.direction.y(),
+                                settings.strike.direction.z()}}};
+  j["force"] = {{"spec", o.force},
+                {"amplitude", o.force_amplitude},
+                {"amplitude_unit", force.kind == ForceKind::impulse ? "N*s" : "N"}};
+  json listeners = json::array();
+  for (const auto& l : settings.listeners_m) listeners.push_back({l.x(), l.y(), l.z()});
+  j["listeners"] = listeners;
+  j["listener_note"] = default_listener_used
+                           ? "no --listener given: default listener 0.5 m from the bounding-box "
+                             "centre along +z"
+                           : "as given";
+  j["stereo"] = o.stereo;
+  j["integrator"] = {{"method", "Newmark average acceleration (implicit, consistent mass)"},
+                     {"elasticity", o.nonlinear ? "St. Venant-Kirchhoff (Green strain)" : "linear"},
+                     {"linear_solver", settings.solver == LinearSolverKind::simplicial
+                                           ? "Eigen SimplicialLLT (AMD)" : "CHOLMOD supernodal"},
+                     {"dt_s", r.dt_s},
+                     {"dt_automatic", !o.dt_s.has_value()},
+                     {"steps", r.steps},
+                     {"period_error_at_1khz", std::pow(2 * M_PI * 1000 * r.dt_s, 2) / 12},
+                     {"period_error_at_5khz", std::pow(2 * M_PI * 5000 * r.dt_s, 2) / 12}};
+  if (o.nonlinear) j["integrator"]["max_iterations_per_step"] = r.max_iterations;
+  j["audio"] = {{"sample_rate_hz", o.sample_rate_hz},
+                {"duration_s", o.duration_s},
+                {"lowpass_cutoff_hz", r.cutoff_hz},
+                {"dc_alpha", o.dc_alpha},
+                {"visibility", !o.no_visibility},
+                {"unit", "eq. 10 of O'Brien et al. 2001 (Pa*m): sum of p*a*cos(theta)/r"}};
+  json channels = json::array();
+  for (const auto& c : r.channels) {
+    double peak = 0, sum = 0;
+    for (float x : c) peak = std::max(peak, static_cast<double>(std::abs(x))), sum += double(x) * x;
+    channels.push_back({{"peak", peak}, {"rms", c.empty() ? 0 : std::sqrt(sum / c.size())}});
+  }
+  j["channels"] = channels;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  j["wall_time_s"] = {{"total", wall},
+                      {"setup", r.setup_s},
+                      {"factorization", r.factorization_s},
+                      {"time_loop", r.integration_s},
+                      {"audio_part_of_loop", r.audio_s},
+                      {"per_simulated_second", r.integration_s / o.duration_s}};
+
+  write_wav_float(output, r.channels, o.sample_rate_hz);
+  write_text_atomically(sidecar, j.dump(2) + "\n");
+  if (!is_quiet())
+    fmt::print(stderr, "{}: {} tetrahedra (P{}), {} DOF, {} steps of {:.3g} s, {:.1f} s -> {} ({} ch), {}\n",
+               std::filesystem::path(o.analysis.input).filename().string(), tets.tets.rows(),
+               fem.order, r.free_dofs, r.steps, r.dt_s, wall, output.string(),
+               r.channels.size(), sidecar.string());
+}
+
+}  // namespace
+
+void register_reference_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "reference", "full time-domain FEM render radiated to listeners (O'Brien et al. 2001) -> WAV");
+  auto o = std::make_shared<ReferenceOptions>();
+  add_analysis_options(*cmd, o->analysis);
+  cmd->add_option("-o,--output", o->output, "the WAV to write (float, one channel per listener)")
+      ->required();
+  cmd->add_option("--sidecar", o->sidecar, "the JSON sidecar (default: the output with .json)");
+  cmd->add_option("--strike", o->strike, "where: auto | vertex:I | point:X,Y,Z")->capture_default_str();
+  cmd->add_option("--force", o->force,
+                  "impulse | cosine:DURATION_S (seed 003 eq. 7) | file:PATH (time_s force_N lines)")
+      ->capture_default_str();
+  cmd->add_option("--force-amplitude", o->force_amplitude,
+                  "cosine: F_max of eq. 7 (N, the peak is 2 F_max); impulse: N*s; file: scale")
+      ->capture_default_str();
+  cmd->add_option("--force-direction", o->force_direction,
+                  "X,Y,Z (default: into the surface, along minus the outward normal)");
+  cmd->add_option("--duration", o->duration_s, "simulated time (s)")->capture_default_str();
+  cmd->add_option("--dt", o->dt_s,
+                  "time step (s); default: <= 1e-5 s, >= 8 steps per period of --fmax, a whole "
+                  "number of steps per audio sample");
+  cmd->add_option("--sample-rate", o->sample_rate_hz, "audio rate (Hz), e.g. 48000 or 44100")
+      ->capture_default_str()
+      ->check(CLI::Range(8000, 384000));
+  cmd->add_flag("--stereo", o->stereo,
+                "two listeners 20 cm apart, perpendicular to the view direction, per --listener");
+  cmd->add_option("--dc-alpha", o->dc_alpha, "DC blocker loss constant (eq. 9)")->capture_default_str();
+  cmd->add_flag("--nonlinear", o->nonlinear,
+                "geometric non-linearity: Green strain, St. Venant-Kirchhoff (large deformations)");
+  cmd->add_flag("--no-visibility", o->no_visibility, "radiate from every front-facing triangle (no ray casting)");
+  cmd->add_option("--solver", o->solver, "linear solver: auto | simplicial | cholmod")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "simplicial", "cholmod"}));
+  cmd->callback([cmd, o] { run(*o, cmd->get_option("--strike")->count() > 0); });
+}
+
+}  // namespace mesh2dsp

@@ -1,0 +1,129 @@
+// `mesh2dsp reference` end to end: a tiny render with its WAV and sidecar, and bad input that
+// must end with one clear message, a non-zero exit and no output file.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "structured_box.hpp"
+#include "wav_output.hpp"
+
+using namespace mesh2dsp;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliRun {
+  int status = -1;
+  std::string err;
+};
+
+CliRun run(const std::string& args) {
+  const fs::path err = fs::temp_directory_path() / ("mesh2dsp_solver_cli_" + std::to_string(getpid()) + ".err");
+  const std::string command = std::string(MESH2DSP_BIN) + " " + args + " 2>" + err.string() + " >/dev/null";
+  CliRun r;
+  const int raw = std::system(command.c_str());
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  std::ifstream in(err);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.err = ss.str();
+  fs::remove(err);
+  return r;
+}
+
+int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+class ReferenceCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("mesh2dsp_solver_cli_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    write_tetgen_files(structured_box({0, 0, 0}, {0.30, 0.03, 0.02}, 6, 2, 2), dir_ / "bar");
+    mesh_ = (dir_ / "bar.node").string();
+    out_ = dir_ / "out.wav";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void expect_clean_failure(const std::string& args, const std::string& message) {
+    const CliRun r = run("reference " + mesh_ + " --element-order 1 " + args);
+    EXPECT_NE(r.status, 0) << args;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << "expected \"" << message << "\" in: " << r.err;
+    EXPECT_FALSE(fs::exists(out_)) << args;
+    for (const auto& e : fs::directory_iterator(dir_))
+      EXPECT_TRUE(e.path().extension() == ".node" || e.path().extension() == ".ele")
+          << "left behind: " << e.path();
+  }
+  fs::path dir_, out_;
+  std::string mesh_;
+};
+
+}  // namespace
+
+TEST_F(ReferenceCli, WritesAStereoFloatWavAndASidecar) {
+  const CliRun r = run("reference " + mesh_ + " --element-order 1 --force cosine:0.0001 --stereo "
+                    "--listener 0.15,0.015,0.5 --duration 0.01 -o " + out_.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  int rate = 0;
+  const auto channels = read_wav_float(out_, &rate);
+  EXPECT_EQ(rate, 48000);
+  ASSERT_EQ(channels.size(), 2u);
+  EXPECT_EQ(channels[0].size(), 480u);
+  double peak = 0;
+  for (float x : channels[0]) peak = std::max(peak, static_cast<double>(std::abs(x)));
+  EXPECT_GT(peak, 0);
+  std::ifstream in(dir_ / "out.json");
+  ASSERT_TRUE(in);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["listeners"].size(), 2u);
+  EXPECT_EQ(j["mesh"]["tetrahedra"], 144);
+  EXPECT_NEAR(j["integrator"]["dt_s"].get<double>(), 1.0 / 192000, 1e-12);
+  EXPECT_EQ(j["channels"].size(), 2u);
+  EXPECT_NE(j["command"].get<std::string>().find("--stereo"), std::string::npos);
+}
+
+TEST_F(ReferenceCli, DefaultListenerAnd44k1) {
+  const CliRun r = run("reference " + mesh_ + " --element-order 1 --sample-rate 44100 --duration 0.005 "
+                    "--force impulse -o " + out_.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  int rate = 0;
+  const auto channels = read_wav_float(out_, &rate);
+  EXPECT_EQ(rate, 44100);
+  EXPECT_EQ(channels.size(), 1u);
+  std::ifstream in(dir_ / "out.json");
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_NE(j["listener_note"].get<std::string>().find("default"), std::string::npos);
+}
+
+TEST_F(ReferenceCli, UnknownForceKind) {
+  expect_clean_failure("--force hammer:3 -o " + out_.string(), "unknown kind");
+}
+TEST_F(ReferenceCli, NegativeDuration) {
+  expect_clean_failure("--duration=-1 -o " + out_.string(), "--duration must be positive");
+  expect_clean_failure("--force cosine:-0.001 -o " + out_.string(), "must be positive");
+}
+TEST_F(ReferenceCli, NonPositiveTimeStep) {
+  expect_clean_failure("--dt=0 -o " + out_.string(), "--dt must be positive");
+  expect_clean_failure("--dt=-1e-6 -o " + out_.string(), "--dt must be positive");
+}
+TEST_F(ReferenceCli, UnwritableOutput) {
+  const CliRun r = run("reference " + mesh_ + " --element-order 1 -o /nonexistent/dir/out.wav");
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists("/nonexistent/dir/out.wav"));
+}
+TEST_F(ReferenceCli, StrikeOnAClampedPoint) {
+  expect_clean_failure("--fix \"x<=0\" --strike vertex:0 -o " + out_.string(), "clamped");
+}
