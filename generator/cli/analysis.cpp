@@ -2,7 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <complex>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <sstream>
+
+#include "radiation.hpp"
 
 #include "fem/boundary.hpp"
 #include "fem/fem_mesh.hpp"
@@ -10,11 +17,64 @@
 #include "modal/excitation.hpp"
 #include "modal/modal_analysis.hpp"
 #include "util/error.hpp"
+#include "util/progress.hpp"
 
 namespace mesh2dsp {
 
 bool is_modal_model_path(const std::string& path) {
   return path.ends_with(".json") || path.ends_with(".JSON");
+}
+
+Eigen::Vector3d parse_listener_position(const std::string& text) {
+  std::array<double, 3> xyz{};
+  std::stringstream ss(text);
+  std::string item;
+  int count = 0;
+  while (std::getline(ss, item, ',')) {
+    if (count == 3) break;
+    char* end = nullptr;
+    xyz[count] = std::strtod(item.c_str(), &end);
+    if (end == item.c_str() || *end != '\0' || !std::isfinite(xyz[count])) break;
+    ++count;
+  }
+  if (count != 3 || ss.rdbuf()->in_avail() > 0)
+    throw Error(fmt::format("cannot read --listener \"{}\": expected X,Y,Z in metres", text));
+  return {xyz[0], xyz[1], xyz[2]};
+}
+
+ModalListener listener_gains(const TetMesh& tets, const Eigen::MatrixXd& shapes,
+                             const Eigen::VectorXd& eigenvalues, const Eigen::Vector3d& position) {
+  // The reference solver's own radiation model (seed 000 eq. 10, with visibility and the delay
+  // of eq. 11), per mode: the pressure at the listener per unit modal velocity. For mode n at
+  // ω the triangles' contributions arrive with their own delays, so they add as phasors
+  //   Gₙ = Σₖ wₖ · z(φ̄ₖ·n̂ₖ) · exp(−iω(dₖ − d̄)),
+  // d̄ the weighted mean delay (stored once as delay_s). A resonator bank carries one real
+  // gain per mode, so the gain is |Gₙ| with the sign of the in-phase part: the spectrum and
+  // decays at the listener are exact; only the phases between modes are dropped. (Summing
+  // without the phase factor would make a free bar's bending modes, whose surface velocity
+  // integrates to zero, near-silent at any distance.) Faces index corner nodes, which come
+  // first in the shapes.
+  const RadiationWeights weights = radiation_weights(tets.vertices, tets.surface_faces, position);
+  const TriangleGeometry geometry = triangle_geometry(tets.vertices, tets.surface_faces);
+  ModalListener listener;
+  listener.position = position;
+  const double total = weights.weight_m.cwiseAbs().sum();
+  listener.delay_s = total > 0 ? weights.weight_m.cwiseAbs().dot(weights.delay_s) / total : 0.0;
+  if (total == 0)
+    notice(fmt::format("the listener at ({}, {}, {}) sees none of the surface: its gains are zero",
+                       position.x(), position.y(), position.z()));
+  const Eigen::Index corner_dofs = 3 * tets.vertices.rows();
+  for (int n = 0; n < shapes.cols(); ++n) {
+    const double omega = std::sqrt(eigenvalues[n]);
+    const Eigen::VectorXd pressure =
+        triangle_pressure(tets.surface_faces, geometry, shapes.col(n).head(corner_dofs));
+    std::complex<double> sum = 0;
+    for (Eigen::Index k = 0; k < pressure.size(); ++k)
+      sum += weights.weight_m[k] * pressure[k] *
+             std::polar(1.0, -omega * (weights.delay_s[k] - listener.delay_s));
+    listener.gains.push_back(sum.real() < 0 ? -std::abs(sum) : std::abs(sum));
+  }
+  return listener;
 }
 
 ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
@@ -23,8 +83,8 @@ ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
   const Material material = resolve_material(o);
   std::vector<HalfSpace> fix;
   for (const auto& f : o.fix) fix.push_back(parse_half_space(f));
-  if (!o.listeners.empty())
-    throw Error("--listener gains are not computed yet; they arrive with the radiation model");
+  std::vector<Eigen::Vector3d> listener_positions;
+  for (const auto& text : o.listeners) listener_positions.push_back(parse_listener_position(text));
 
   MeshInputOptions mesh_options;
   mesh_options.scale = o.scale;
@@ -61,6 +121,8 @@ ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
   model.analysis.normalization = o.normalize;
   for (double lambda : modes.eigenvalues) model.modes.push_back({0, 0, 0, lambda});
   model.excitations = excitation_gains(excite_vertices, tets, modes.shapes, o.normalize);
+  for (const auto& position : listener_positions)
+    model.listeners.push_back(listener_gains(tets, modes.shapes, modes.eigenvalues, position));
   apply_rayleigh_damping(model);
 
   r.tet_vertices = model.mesh.vertices;

@@ -5,8 +5,11 @@
 #include <Eigen/CholmodSupport>
 #include <Spectra/MatOp/SparseSymMatProd.h>
 #include <Spectra/SymGEigsShiftSolver.h>
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <numeric>
 
 #include "util/error.hpp"
@@ -70,58 +73,86 @@ class CholmodShiftInvert {
   bool factored_ = false;
 };
 
+// OpenBLAS (Debian's libopenblas0-pthread, picked by the libblas.so.3 alternative) spins its
+// threads while waiting; on the single-vector triangular solves of the Lanczos steps that only
+// costs time, 4x on a loaded 2-core machine. Threads help the factorization, so the iteration
+// runs with one. Looked up at run time: with another BLAS the call does nothing.
+class SingleThreadedBlas {
+ public:
+  SingleThreadedBlas() {
+    set_ = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    auto get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+    if (set_ && get) {
+      previous_ = get();
+      set_(1);
+    }
+  }
+  ~SingleThreadedBlas() {
+    if (set_ && previous_ > 0) set_(previous_);
+  }
+
+ private:
+  void (*set_)(int) = nullptr;
+  int previous_ = 0;
+};
+
 }  // namespace
 
 EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
-                                 const EigenSolveOptions& options) {
+                                 const EigenSolveOptions& options,
+                                 const std::function<int(const EigenSolution&)>& more) {
   const int n = static_cast<int>(k.rows());
   if (n == 0 || k.rows() != m.rows()) throw Error("empty or inconsistent FEM system");
   if (options.shift >= 0) throw Error("internal: the eigen shift must be negative");
-  const int nev = std::min(options.count, n - 1);
-  if (nev < 1) throw Error("the model has too few degrees of freedom for the modes requested");
-  const int ncv = std::min(n, std::max(2 * nev + 1, nev + 20));
 
   Progress factor_progress("factorization");
   const auto factor_start = std::chrono::steady_clock::now();
   Progress iterate_progress("eigen iterations");
   CholmodShiftInvert op(k, m, iterate_progress);
-  op.expected_operations = 2.0 * ncv;
-  Spectra::SparseSymMatProd<double, Eigen::Lower> bop(m);
-  Spectra::SymGEigsShiftSolver<CholmodShiftInvert, Spectra::SparseSymMatProd<double, Eigen::Lower>,
-                               Spectra::GEigsMode::ShiftInvert>
-      solver(op, bop, nev, ncv, options.shift);  // factorizes K − σM
+  op.set_shift(options.shift);  // factorizes K − σM once for every round below
   const double factorization_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - factor_start).count();
   factor_progress.finish(fmt::format("{} DOF", n));
-  solver.init();
-  const int converged = static_cast<int>(solver.compute(Spectra::SortRule::LargestMagn,
-                                                        options.max_restarts, options.tolerance,
-                                                        Spectra::SortRule::SmallestAlge));
-  iterate_progress.finish(fmt::format("{} modes, {} Lanczos steps", converged, op.operations));
-  if (solver.info() != Spectra::CompInfo::Successful || converged < nev)
-    throw Error(fmt::format(
-        "the eigen solver did not converge ({} of {} modes after {} restarts)", converged, nev,
-        options.max_restarts));
+  Spectra::SparseSymMatProd<double, Eigen::Lower> bop(m);
+  const SingleThreadedBlas single_threaded_iteration;
+
   EigenSolution out;
-  out.eigenvalues = solver.eigenvalues();
-  out.vectors = solver.eigenvectors();
+  for (int count = options.count; count > 0;) {
+    const int nev = std::min(count, n - 1);
+    if (nev < 1) throw Error("the model has too few degrees of freedom for the modes requested");
+    const int ncv = std::min(n, std::max(2 * nev + 1, nev + 20));
+    op.expected_operations = op.operations + 2.0 * ncv;
+    Spectra::SymGEigsShiftSolver<CholmodShiftInvert, Spectra::SparseSymMatProd<double, Eigen::Lower>,
+                                 Spectra::GEigsMode::ShiftInvert>
+        solver(op, bop, nev, ncv, options.shift);  // the factor is reused: same shift
+    solver.init();
+    const int converged = static_cast<int>(solver.compute(Spectra::SortRule::LargestMagn,
+                                                          options.max_restarts, options.tolerance,
+                                                          Spectra::SortRule::SmallestAlge));
+    if (solver.info() != Spectra::CompInfo::Successful || converged < nev)
+      throw Error(fmt::format(
+          "the eigen solver did not converge ({} of {} modes after {} restarts)", converged, nev,
+          options.max_restarts));
+    // Spectra returns the requested order; make it ascending.
+    const Eigen::VectorXd values = solver.eigenvalues();
+    const Eigen::MatrixXd vectors = solver.eigenvectors();
+    std::vector<int> order(values.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int a, int b) { return values[a] < values[b]; });
+    out.eigenvalues.resize(nev);
+    out.vectors.resize(n, nev);
+    for (int i = 0; i < nev; ++i) {
+      out.eigenvalues[i] = values[order[i]];
+      out.vectors.col(i) = vectors.col(order[i]);
+    }
+    const int next = (more && nev < n - 1) ? more(out) : 0;
+    count = next > nev ? next : 0;
+  }
+  iterate_progress.finish(fmt::format("{} modes, {} Lanczos steps", out.eigenvalues.size(), op.operations));
   out.factorizations = op.factorizations;
   out.factorization_s = factorization_s;
   out.operations = op.operations;
   out.triangular_solve_s = op.solve_s;
-  // Spectra returns the requested order; make sure it is ascending.
-  std::vector<int> order(out.eigenvalues.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](int a, int b) { return out.eigenvalues[a] < out.eigenvalues[b]; });
-  Eigen::VectorXd values(order.size());
-  Eigen::MatrixXd vectors(n, order.size());
-  for (size_t i = 0; i < order.size(); ++i) {
-    values[i] = out.eigenvalues[order[i]];
-    vectors.col(i) = out.vectors.col(order[i]);
-  }
-  out.eigenvalues = std::move(values);
-  out.vectors = std::move(vectors);
   return out;
 }
 

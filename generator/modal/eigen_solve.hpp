@@ -3,6 +3,7 @@
 // shift-invert Lanczos on a CHOLMOD Cholesky factorization of K − σM with σ < 0 (so the
 // matrix is positive definite even when rigid-body modes make K singular).
 #include <Eigen/Core>
+#include <functional>
 
 #include "fem/assembly.hpp"
 
@@ -25,8 +26,11 @@ struct EigenSolveOptions {
 };
 
 // K and M given as their lower triangles. Throws mesh2dsp::Error when the factorization or the
-// iteration fails (never returns an empty or partial solution).
+// iteration fails (never returns an empty or partial solution). After each round `more` (when
+// given) may ask for a larger count — the factorization is reused, only the Lanczos iteration
+// runs again; returning 0 (or no more than the current count) ends it.
 EigenSolution solve_lowest_modes(const SparseMatrix& stiffness_lower,
-                                 const SparseMatrix& mass_lower, const EigenSolveOptions& options);
+                                 const SparseMatrix& mass_lower, const EigenSolveOptions& options,
+                                 const std::function<int(const EigenSolution&)>& more = {});
 
 }  // namespace mesh2dsp

@@ -41,24 +41,24 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
   const double shift_hz = std::max(1.0, 0.5 * request.fmin_hz);
   EigenSolveOptions options;
   options.shift = -std::pow(2 * M_PI * shift_hz, 2);
-  options.count = request.modes + (free_body ? 6 : 0) + 4;
-  EigenSolution solution;
-  for (;;) {
-    t.start("eigen solve");
-    solution = solve_lowest_modes(fem.stiffness, fem.mass, options);
-    t.stop();
-    t.split_last("factorization", solution.factorization_s);
-    const double highest_hz = std::sqrt(std::max(0.0, solution.eigenvalues.maxCoeff())) / (2 * M_PI);
+  const int rigid_expected = free_body ? 6 : 0;
+  // Start small: many objects have fewer modes below fmax than asked for, and the Lanczos cost
+  // grows with the count; ask for more (on the same factorization) only when needed.
+  options.count = std::min(request.modes, 24) + rigid_expected + 4;
+  auto more = [&](const EigenSolution& s) {
+    const double highest_hz = std::sqrt(std::max(0.0, s.eigenvalues.maxCoeff())) / (2 * M_PI);
     int in_band = 0;
-    for (double lambda : solution.eigenvalues) {
+    for (double lambda : s.eigenvalues) {
       const double f = std::sqrt(std::max(0.0, lambda)) / (2 * M_PI);
       if (f >= request.fmin_hz && f <= request.fmax_hz) ++in_band;
     }
-    // Enough modes, or the band's top reached, or nothing more to find: done.
-    if (in_band >= request.modes || highest_hz > request.fmax_hz || options.count >= free_count - 1)
-      break;
-    options.count = std::min(free_count - 1, options.count + (request.modes - in_band) + 8);
-  }
+    if (in_band >= request.modes || highest_hz > request.fmax_hz) return 0;
+    return static_cast<int>(s.eigenvalues.size()) + (request.modes - in_band) + 8;
+  };
+  t.start("eigen solve");
+  const EigenSolution solution = solve_lowest_modes(fem.stiffness, fem.mass, options, more);
+  t.stop();
+  t.split_last("factorization", solution.factorization_s);
 
   const double highest_hz =
       std::sqrt(std::max(0.0, solution.eigenvalues.maxCoeff())) / (2 * M_PI);

@@ -155,7 +155,7 @@ std::string modal_model_to_json(const ModalModel& model) {
   j["excitations"] = ex;
   json li = json::array();
   for (const auto& l : model.listeners)
-    li.push_back({{"position", vec3(l.position)}, {"gains", l.gains}});
+    li.push_back({{"position", vec3(l.position)}, {"delay_s", l.delay_s}, {"gains", l.gains}});
   j["listeners"] = li;
   if (!model.excitation_triangles.empty()) j["excitation_triangles"] = model.excitation_triangles;
   return j.dump(1) + "\n";
@@ -249,6 +249,7 @@ ModalModel modal_model_from_json(const std::string& text, const std::string& ori
       ModalListener l;
       l.position = get_vec3(lj, "position", w);
       l.gains = get_gains(lj, w, model.modes.size());
+      l.delay_s = get_or<double>(lj, "delay_s", 0.0, w);
       model.listeners.push_back(std::move(l));
     }
   }

@@ -28,6 +28,7 @@ struct ModalExcitation {
 struct ModalListener {
   Eigen::Vector3d position = Eigen::Vector3d::Zero();
   std::vector<double> gains;  // per mode: radiated pressure per unit modal velocity
+  double delay_s = 0;         // propagation delay r/c from the radiating surface (weighted mean)
 };
 
 struct ModalMeshInfo {

@@ -15,7 +15,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 
 #include "cli/analysis.hpp"
 #include "cli/commands.hpp"
@@ -64,16 +63,6 @@ struct ValidateOptions {
   double judge_floor_db = 40;
   runtime::CompileFlags compile;
 };
-
-Eigen::Vector3d parse_point(const std::string& text, const std::string& what) {
-  Eigen::Vector3d p;
-  char c1 = 0, c2 = 0;
-  std::istringstream in(text);
-  std::string rest;
-  if (!(in >> p.x() >> c1 >> p.y() >> c2 >> p.z()) || c1 != ',' || c2 != ',' || !p.allFinite() || (in >> rest))
-    throw Error(fmt::format("cannot read {} \"{}\": expected X,Y,Z in metres", what, text));
-  return p;
-}
 
 std::string point_text(const Eigen::Vector3d& p) { return fmt::format("{},{},{}", p.x(), p.y(), p.z()); }
 
@@ -147,7 +136,7 @@ void run(const CLI::App& cmd, const ValidateOptions& o) {
   if (have_mesh && !fs::exists(o.analysis.input)) throw Error(fmt::format("{}: no such file", o.analysis.input));
   check_report_directory(o.report);
   std::vector<Eigen::Vector3d> listeners;
-  for (const auto& l : o.analysis.listeners) listeners.push_back(parse_point(l, "--listener"));
+  for (const auto& l : o.analysis.listeners) listeners.push_back(parse_listener_position(l));
   if (listeners.size() > 1) throw Error("validate compares one listener at a time: give one --listener");
 
   ModalModel model;
@@ -257,8 +246,11 @@ void run(const CLI::App& cmd, const ValidateOptions& o) {
     timer.stop();
     ref.physical = true;
     ref.dc_alpha = o.dc_alpha;
-    if (!listeners.empty()) ref.delay_s = (listeners[0] - settings.strike.position_m).norm() / kSpeedOfSoundMS;
-    else ref.delay_s = 0;
+    // Expected lag of the reference: the model's mean propagation delay from the radiating
+    // surface (the generated program does not delay), else strike-to-listener; 0 for contact.
+    if (listeners.empty()) ref.delay_s = 0;
+    else if (!model.listeners.empty() && model.listeners.at(output).delay_s > 0) ref.delay_s = model.listeners.at(output).delay_s;
+    else ref.delay_s = (listeners[0] - settings.strike.position_m).norm() / kSpeedOfSoundMS;
     ref.description = listeners.empty()
         ? "time-domain FEM (Newmark), surface velocity at the struck point along the strike (contact microphone)"
         : "time-domain FEM (Newmark) radiated to the listener (O'Brien et al. 2001, eq. 10)";

@@ -140,6 +140,34 @@ TEST_F(Scratch, ExcitationSelection) {
   EXPECT_LT((m.excitations[0].position - Eigen::Vector3d(-0.15, -0.015, -0.01)).norm(), 1e-9);
 }
 
+TEST_F(Scratch, ListenerGainsFollowTheRadiationModel) {
+  // A clamped cantilever pushes air like a source with net volume velocity: above it, every
+  // mode's pressure halves from r to 2r (1/r, seed 000 eq. 10) and the delay doubles (eq. 11).
+  auto r = run("modes " + source("meshes/cantilever.obj") +
+               " --fix \"x<=0\" --modes 3 --listener 0.1,0,2 --listener 0.1,0,4 -o " + out("c.modal.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto m = read_modal_model(out("c.modal.json"));
+  ASSERT_EQ(m.listeners.size(), 2u);
+  ASSERT_EQ(m.listeners[0].gains.size(), m.modes.size());
+  EXPECT_NEAR(m.listeners[1].delay_s / m.listeners[0].delay_s, 2.0, 0.02);
+  EXPECT_NEAR(m.listeners[0].delay_s, 2.0 / 343.0, 1e-4);
+  for (size_t n = 0; n < m.modes.size(); ++n) {
+    const double near = m.listeners[0].gains[n], far = m.listeners[1].gains[n];
+    if (std::abs(near) < 1e-3 * std::abs(m.listeners[0].gains[0])) continue;  // radiates sideways
+    EXPECT_NEAR(far / near, 0.5, 0.02) << "mode " << n;
+  }
+  // A free bar's first bending mode moves no net volume: broadside (straight above the middle)
+  // its far field cancels, falling faster than 1/r. The triangles' delays (phases) matter here.
+  r = run("modes " + source("meshes/bar.obj") + " --modes 1 --listener 0,0,2 --listener 0,0,4 -o " + out("b.modal.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  m = read_modal_model(out("b.modal.json"));
+  EXPECT_LT(std::abs(m.listeners[1].gains[0] / m.listeners[0].gains[0]), 0.35);
+  r = run("modes " + source("meshes/bar.obj") + " --modes 1 --listener 0,0 -o " + out("bad.modal.json"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--listener"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out("bad.modal.json")));
+}
+
 TEST_F(Scratch, BadInputsFailCleanly) {
   // Each: the command, a phrase the message must contain. No output file may appear.
   const std::string bar = source("meshes/bar.obj");
