@@ -60,7 +60,9 @@ void measure_decays(Comparison& c, const std::vector<float>& reference,
     const double below = i > 0 ? f - groups[i - 1].generated_hz : INFINITY;
     const double above = i + 1 < groups.size() ? groups[i + 1].generated_hz - f : INFINITY;
     const double half = std::max(lobe_hz, 0.004 * f);
-    if (groups[i].status != MatchStatus::matched) {
+    if (groups[i].status == MatchStatus::weak) {
+      row.t60_note = "too weak to judge";
+    } else if (groups[i].status != MatchStatus::matched) {
       row.t60_note = "frequency not matched";
     } else if (std::min(below, above) < 2 * half) {
       row.t60_note = fmt::format("a neighbour within {:.0f} Hz shares the band", 2 * half);

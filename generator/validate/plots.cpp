@@ -180,10 +180,12 @@ std::string spectrum_svg(const signal::Spectrum& reference, const signal::Spectr
                        "stroke-width=\"1.5\" stroke-dasharray=\"3,2\"><title>{4}</title></line>\n",
                        x(m.frequency_hz), y0, y1, m.colour, escape(m.label));
   }
-  svg += fmt::format("<polyline class=\"reference\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.4\" points=\"{}\"/>\n",
+  // The reference wide underneath, the generated narrow on top: where they agree the red line
+  // runs inside the blue one, where they differ both show.
+  svg += fmt::format("<polyline class=\"reference\" fill=\"none\" stroke=\"{}\" stroke-width=\"3.5\" points=\"{}\"/>\n",
                      kReferenceColour, curve_points(reference, x, y0, y1, kRange_db));
-  svg += fmt::format("<polyline class=\"generated\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.2\" "
-                     "stroke-opacity=\"0.85\" points=\"{}\"/>\n",
+  svg += fmt::format("<polyline class=\"generated\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.3\" "
+                     "points=\"{}\"/>\n",
                      kGeneratedColour, curve_points(generated, x, y0, y1, kRange_db));
   // Legend.
   svg += fmt::format(

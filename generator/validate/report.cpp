@@ -1,9 +1,9 @@
 #include "validate/report.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cmath>
+#include <fstream>
 
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
@@ -286,6 +286,23 @@ std::string report_html(const ReportInput& r) {
 
 void check_report_directory(const fs::path& directory) {
   std::error_code ec;
+  // Try it: create what is missing and a file in it, then remove both (permission bits say
+  // little for root or on /proc).
+  {
+    std::vector<fs::path> created;
+    for (fs::path p = directory; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+      created.push_back(p);
+      if (p.parent_path() == p) break;
+    }
+    bool ok = fs::create_directories(directory, ec) || fs::is_directory(directory, ec);
+    if (ok) {
+      const fs::path probe = directory / ".mesh2dsp-validate-probe";
+      ok = static_cast<bool>(std::ofstream(probe));
+      fs::remove(probe, ec);
+    }
+    for (const auto& p : created) fs::remove(p, ec);  // deepest first; only if empty
+    if (ok) return;
+  }
   fs::path existing = directory.empty() ? fs::path(".") : directory;
   // The nearest existing ancestor must be a writable directory.
   while (!fs::exists(existing, ec)) {
@@ -296,9 +313,8 @@ void check_report_directory(const fs::path& directory) {
   if (!fs::is_directory(existing, ec))
     throw Error(fmt::format("cannot write the report into {}: {} is not a directory", directory.string(),
                             existing.string()));
-  if (access(existing.c_str(), W_OK | X_OK) != 0)
-    throw Error(fmt::format("cannot write the report into {}: {} is not writable", directory.string(),
-                            existing.string()));
+  throw Error(fmt::format("cannot write the report into {}: {} is not writable", directory.string(),
+                          existing.string()));
 }
 
 void write_report(const fs::path& directory, const ReportInput& report,

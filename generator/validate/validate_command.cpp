@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -294,6 +295,7 @@ void run(const CLI::App& cmd, const ValidateOptions& o) {
         const auto& s = side.at("strike").at("position");
         strike = Eigen::Vector3d(s.at(0).get<double>(), s.at(1).get<double>(), s.at(2).get<double>());
         listener_list = side.value("listeners", json::array());
+        if (side.value("pickup", "") == "contact") ref.delay_s = 0;
       } catch (const json::exception& e) {
         throw Error(fmt::format("{}: a malformed reference sidecar ({})", sidecar.string(), e.what()));
       }
@@ -322,7 +324,7 @@ void run(const CLI::App& cmd, const ValidateOptions& o) {
     } else {
       // A recording: unknown units, unknown latency; the strike is taken as a unit impulse.
       ref.force = parse_force("impulse", 1.0);
-      ref.dc_alpha = 0;
+      ref.dc_alpha = cmd.get_option("--dc-alpha")->count() > 0 ? o.dc_alpha : 0;
       ref.description = "recording (no mesh2dsp sidecar): level and onset are reported, not judged";
       notes.push_back("The reference is a recording: its level and onset are reported, not judged "
                       "(unknown calibration and latency). Use --align-fundamental to see how the "
@@ -433,8 +435,11 @@ void run(const CLI::App& cmd, const ValidateOptions& o) {
                        : g.status == MatchStatus::weak  ? kWeakColour
                                                         : kFailedColour,
                        fmt::format("mode {}: {:.2f} Hz, {}", m, model.modes[m].frequency_hz, to_string(g.status))});
+  // The plots start an octave below the lowest mode (the band below holds no mode, only the
+  // measurement chain's rolled-off rigid motion).
+  const double plot_lo_hz = std::max(comparison.band_lo_hz, std::min(0.5 * lowest_hz, 0.5 * comparison.band_hi_hz));
   report.spectrum_svg = spectrum_svg(comparison.reference_spectrum, comparison.generated_spectrum,
-                                     comparison.band_lo_hz, comparison.band_hi_hz, marks);
+                                     plot_lo_hz, comparison.band_hi_hz, marks);
   {
     const std::size_t frame = comparison.decay_frame, hop = std::max<std::size_t>(frame / 4,
         static_cast<std::size_t>(comparison.length / 400));
@@ -447,8 +452,8 @@ void run(const CLI::App& cmd, const ValidateOptions& o) {
       for (const auto& f : s.power) for (float p : f) m = std::max(m, static_cast<double>(p));
       return 10 * std::log10(m);
     };
-    report.reference_spectrogram_svg = spectrogram_svg(sr, comparison.band_lo_hz, comparison.band_hi_hz, top(sr), "reference");
-    report.generated_spectrogram_svg = spectrogram_svg(sg, comparison.band_lo_hz, comparison.band_hi_hz, top(sg), "generated");
+    report.reference_spectrogram_svg = spectrogram_svg(sr, plot_lo_hz, comparison.band_hi_hz, top(sr), "reference");
+    report.generated_spectrogram_svg = spectrogram_svg(sg, plot_lo_hz, comparison.band_hi_hz, top(sg), "generated");
   }
   timer.stop();
 
@@ -474,17 +479,35 @@ void run(const CLI::App& cmd, const ValidateOptions& o) {
   fs::remove(fs::path(o.report) / "report.html", ec);
   write_wav(fs::path(o.report) / "reference.wav", ref.samples, ref.rate_hz);
   write_wav(fs::path(o.report) / "generated.wav", generated.samples, ref.rate_hz);
+  {
+    // A sidecar in the reference solver's format, so reference.wav can be validated again with
+    // --reference (e.g. against another model or a hand-edited .dsp).
+    json side;
+    side["format"] = "mesh2dsp-reference-render";
+    side["version"] = 1;
+    side["written_by"] = "mesh2dsp validate";
+    side["pickup"] = listeners.empty() && have_mesh ? "contact" : "listener";
+    side["force"] = {{"spec", ref.force.spec.empty() ? o.force : ref.force.spec}, {"amplitude", ref.force.amplitude}};
+    const auto& e = model.excitations.at(point).position;
+    side["strike"] = {{"position", {e.x(), e.y(), e.z()}}};
+    json ls = json::array();
+    for (const auto& l : listeners) ls.push_back({l.x(), l.y(), l.z()});
+    side["listeners"] = ls;
+    side["integrator"] = {{"dt_s", ref.newmark_dt_s}};
+    side["audio"] = {{"sample_rate_hz", ref.rate_hz}, {"dc_alpha", ref.dc_alpha}};
+    if (ref.physical) files.emplace_back("reference.json", side.dump(2) + "\n");
+  }
   files.emplace_back("generated.dsp", request.source);
   files.emplace_back("model.modal.json", modal_model_to_json(model));
   write_report(o.report, report, files);
 
-  if (!is_quiet()) {
-    std::string stages;
-    for (const auto& s : timer.records()) stages += fmt::format("{}{} {:.2f} s", stages.empty() ? "" : ", ", s.name, s.wall_s);
-    fmt::print(stderr, "validate: {} ({}) -> {}\n", comparison.passed ? "PASS" : "FAIL", stages,
-               (fs::path(o.report) / "report.html").string());
-    for (const auto& f : comparison.failures) fmt::print(stderr, "  {}\n", f);
-  }
+  // The verdict is the command's result: printed even with --quiet (which silences progress).
+  std::string stages;
+  for (const auto& s : timer.records()) stages += fmt::format("{}{} {:.2f} s", stages.empty() ? "" : ", ", s.name, s.wall_s);
+  fmt::print("validate: {} ({}) -> {}\n", comparison.passed ? "PASS" : "FAIL", stages,
+             (fs::path(o.report) / "report.html").string());
+  for (const auto& f : comparison.failures) fmt::print("  {}\n", f);
+  std::fflush(stdout);
   if (!comparison.passed) throw CLI::RuntimeError(kExitValidationFailed);
 }
 
@@ -516,7 +539,9 @@ void register_validate_command(CLI::App& app) {
   cmd->add_option("--dt", o->dt_s, "reference time step (s); default automatic");
   cmd->add_option("--sample-rate", o->sample_rate_hz, "audio rate (Hz; default 48000, or the --reference file's)")
       ->check(CLI::Range(8000, 384000));
-  cmd->add_option("--dc-alpha", o->dc_alpha, "the reference's DC blocker (eq. 9), applied to both")->capture_default_str();
+  cmd->add_option("--dc-alpha", o->dc_alpha,
+                  "the DC blocker (eq. 9) the reference went through, applied to the generated render too "
+                  "(a recording: none unless given)")->capture_default_str();
   cmd->add_option("--point", o->point, "the model's excitation point to strike")->capture_default_str();
   cmd->add_option("--output", o->output, "the model's output (listener) to compare")->capture_default_str();
   cmd->add_flag("--align-fundamental", o->align_fundamental,
