@@ -14,20 +14,6 @@ namespace {
 
 constexpr int kLeft = 56, kRight = 14, kTop = 28, kBottom = 40;  // plot margins (px)
 
-std::string escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string frequency_label(double f) {
   return f >= 1000 ? fmt::format("{:g}k", f / 1000) : fmt::format("{:g}", f);
 }
@@ -126,6 +112,20 @@ std::string encode_png(int width, int height, const std::vector<unsigned char>& 
   return png;
 }
 
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 std::string base64(const std::string& bytes) {
   static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
@@ -178,7 +178,7 @@ std::string spectrum_svg(const signal::Spectrum& reference, const signal::Spectr
     if (m.frequency_hz < lo_hz || m.frequency_hz > hi_hz) continue;
     svg += fmt::format("<line class=\"mode\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"{3}\" "
                        "stroke-width=\"1.5\" stroke-dasharray=\"3,2\"><title>{4}</title></line>\n",
-                       x(m.frequency_hz), y0, y1, m.colour, escape(m.label));
+                       x(m.frequency_hz), y0, y1, m.colour, xml_escape(m.label));
   }
   // The reference wide underneath, the generated narrow on top: where they agree the red line
   // runs inside the blue one, where they differ both show.
@@ -239,7 +239,7 @@ std::string spectrogram_svg(const signal::Spectrogram& sg, double lo_hz, double 
       "<text x=\"{3}\" y=\"18\" font-size=\"13\" font-weight=\"bold\">{2}</text>\n"
       "<image x=\"{4}\" y=\"{5}\" width=\"{6}\" height=\"{7}\" preserveAspectRatio=\"none\" "
       "style=\"image-rendering:pixelated\" href=\"{8}\"/>\n",
-      width, height, escape(title), kLeft, x0, y0, x1 - x0, y1 - y0, uri);
+      width, height, xml_escape(title), kLeft, x0, y0, x1 - x0, y1 - y0, uri);
   const LogAxis f{lo_hz, hi_hz, y1, y0};
   for (double tick : log_ticks(lo_hz, hi_hz))
     svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>\n",

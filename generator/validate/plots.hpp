@@ -37,4 +37,7 @@ std::string spectrogram_svg(const signal::Spectrogram& sg, double lo_hz, double 
 std::string encode_png(int width, int height, const std::vector<unsigned char>& rgb);
 std::string base64(const std::string& bytes);
 
+// Text safe inside XML/HTML content and double-quoted attributes.
+std::string xml_escape(const std::string& text);
+
 }  // namespace mesh2dsp::validate

@@ -15,20 +15,6 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-std::string escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 // JSON has no infinity or NaN: they become null.
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
@@ -43,19 +29,25 @@ std::string seconds(double t) {
   return std::isfinite(t) && t > 0 ? fmt::format("{:.3f}", t) : (std::isinf(t) ? "∞" : "—");
 }
 
+json group_json(const ModeGroup& g) {
+  const bool found = g.reference_hz > 0;
+  return {{"modes", g.modes},
+          {"degenerate", g.modes.size() > 1},
+          {"model_hz", g.model_hz},
+          {"generated_hz", number(g.generated_hz)},
+          {"reference_hz", found ? json(g.reference_hz) : json(nullptr)},
+          {"frequency_error", found ? json(g.frequency_error) : json(nullptr)},
+          {"raw_frequency_error", found ? json(g.raw_frequency_error) : json(nullptr)},
+          {"reference_integrator_shift", g.integrator_shift},
+          {"generated_db", number(g.generated_db)},
+          {"reference_db", found ? number(g.reference_db) : json(nullptr)},
+          {"window_hz", {g.lo_hz, g.hi_hz}},
+          {"status", to_string(g.status)}};
+}
+
 json match_json(const MatchResult& match) {
   json groups = json::array();
-  for (const auto& g : match.groups)
-    groups.push_back({{"modes", g.modes},
-                      {"degenerate", g.modes.size() > 1},
-                      {"model_hz", g.model_hz},
-                      {"generated_hz", number(g.generated_hz)},
-                      {"reference_hz", g.reference_hz > 0 ? json(g.reference_hz) : json(nullptr)},
-                      {"frequency_error", g.reference_hz > 0 ? json(g.frequency_error) : json(nullptr)},
-                      {"generated_db", number(g.generated_db)},
-                      {"reference_db", g.reference_hz > 0 ? number(g.reference_db) : json(nullptr)},
-                      {"window_hz", {g.lo_hz, g.hi_hz}},
-                      {"status", to_string(g.status)}});
+  for (const auto& g : match.groups) groups.push_back(group_json(g));
   json spurious = json::array();
   for (const auto& p : match.spurious) spurious.push_back({{"frequency_hz", p.frequency_hz}, {"level_db", p.level_db}});
   return {{"groups", groups}, {"spurious_peaks", spurious}};
@@ -103,19 +95,8 @@ json report_json(const ReportInput& r) {
   j["decay_frame_samples"] = c.decay_frame;
   json rows = json::array();
   for (const auto& row : c.rows) {
-    const auto& g = row.group;
-    rows.push_back({{"modes", g.modes},
-                    {"degenerate", g.modes.size() > 1},
-                    {"model_hz", g.model_hz},
-                    {"generated_hz", number(g.generated_hz)},
-                    {"reference_hz", g.reference_hz > 0 ? json(g.reference_hz) : json(nullptr)},
-                    {"frequency_error", g.reference_hz > 0 ? json(g.frequency_error) : json(nullptr)},
-                    {"raw_frequency_error", g.reference_hz > 0 ? json(g.raw_frequency_error) : json(nullptr)},
-                    {"reference_integrator_shift", g.integrator_shift},
-                    {"generated_db", number(g.generated_db)},
-                    {"reference_db", g.reference_hz > 0 ? number(g.reference_db) : json(nullptr)},
-                    {"status", to_string(g.status)},
-                    {"model_t60_s", number(row.model_t60_s)},
+    json m = group_json(row.group);
+    const json decay{{"model_t60_s", number(row.model_t60_s)},
                     {"generated_t60_s", number(row.generated_decay.t60_s)},
                     {"reference_t60_s", number(row.reference_decay.t60_s)},
                     {"generated_fit", {{"frames", row.generated_decay.frames_used},
@@ -126,7 +107,9 @@ json report_json(const ReportInput& r) {
                                        {"r_squared", row.reference_decay.r_squared}}},
                     {"t60_error", number(row.t60_error)},
                     {"t60_judged", row.t60_judged},
-                    {"t60_note", row.t60_note}});
+                    {"t60_note", row.t60_note}};
+    for (const auto& [key, value] : decay.items()) m[key] = value;
+    rows.push_back(m);
   }
   j["modes"] = rows;
   j["spurious_peaks"] = match_json(c.match)["spurious_peaks"];
@@ -160,7 +143,7 @@ std::string report_html(const ReportInput& r) {
   const Comparison& c = r.comparison;
   std::string h;
   h += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
-  h += fmt::format("<title>mesh2dsp validate: {}</title>\n", escape(r.title));
+  h += fmt::format("<title>mesh2dsp validate: {}</title>\n", xml_escape(r.title));
   h += "<style>\n"
        "body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1000px}\n"
        "h1{font-size:20px;margin:0 0 8px} h2{font-size:16px;margin:22px 0 8px}\n"
@@ -171,17 +154,17 @@ std::string report_html(const ReportInput& r) {
        "tr.bad td{background:#fde2e1} tr.weak td{color:#888} tr.ok td.s{color:#2ca02c;font-weight:bold}\n"
        ".row{display:flex;gap:12px;flex-wrap:wrap} .note{color:#555;font-size:13px}\n"
        "</style></head><body>\n";
-  h += fmt::format("<h1>mesh2dsp validate — {}</h1>\n", escape(r.title));
+  h += fmt::format("<h1>mesh2dsp validate — {}</h1>\n", xml_escape(r.title));
   h += fmt::format("<div class=\"verdict {}\">{}</div>\n", c.passed ? "pass" : "fail",
                    c.passed ? "PASS — every judged measure is within tolerance"
                             : fmt::format("FAIL — {} measure(s) out of tolerance (exit code {})",
                                           c.failures.size(), kExitValidationFailed));
   if (!c.failures.empty()) {
     h += "<ul class=\"failures\">\n";
-    for (const auto& f : c.failures) h += fmt::format("<li>{}</li>\n", escape(f));
+    for (const auto& f : c.failures) h += fmt::format("<li>{}</li>\n", xml_escape(f));
     h += "</ul>\n";
   }
-  for (const auto& n : r.notes) h += fmt::format("<p class=\"note\">{}</p>\n", escape(n));
+  for (const auto& n : r.notes) h += fmt::format("<p class=\"note\">{}</p>\n", xml_escape(n));
 
   h += "<h2>Measures</h2>\n<table class=\"measures\"><tr><th class=\"l\">measure</th><th>value</th>"
        "<th>tolerance</th><th class=\"l\">result</th><th class=\"l\">detail</th></tr>\n";
@@ -194,8 +177,8 @@ std::string report_html(const ReportInput& r) {
                                                              : fmt::format("± {:.2f} {}", m.tolerance, m.unit);
     h += fmt::format("<tr class=\"{}\"><td class=\"l\">{}</td><td>{}</td><td>{}</td><td class=\"l s\">{}</td>"
                      "<td class=\"l\">{}</td></tr>\n",
-                     !m.judged ? "weak" : m.passed ? "ok" : "bad", escape(m.name), value, tolerance,
-                     !m.judged ? "not judged" : m.passed ? "pass" : "FAIL", escape(m.detail));
+                     !m.judged ? "weak" : m.passed ? "ok" : "bad", xml_escape(m.name), value, tolerance,
+                     !m.judged ? "not judged" : m.passed ? "pass" : "FAIL", xml_escape(m.detail));
   }
   h += "</table>\n";
 
@@ -206,7 +189,7 @@ std::string report_html(const ReportInput& r) {
   if (!r.audio.empty()) {
     h += "<p>";
     for (const auto& [label, file] : r.audio)
-      h += fmt::format("{}: <audio controls preload=\"none\" src=\"{}\"></audio> ", escape(label), escape(file));
+      h += fmt::format("{}: <audio controls preload=\"none\" src=\"{}\"></audio> ", xml_escape(label), xml_escape(file));
     h += "</p>\n";
   }
 
@@ -228,12 +211,12 @@ std::string report_html(const ReportInput& r) {
         bad ? "bad" : g.status == MatchStatus::weak ? "weak" : "ok", modes_label(g.modes), g.model_hz,
         hz(g.generated_hz), hz(g.reference_hz), 100 * g.integrator_shift,
         g.reference_hz > 0 ? fmt::format("{:+.3f}", 100 * g.frequency_error) : "—", g.generated_db,
-        g.reference_hz > 0 ? fmt::format("{:.1f}", g.reference_db) : "—", escape(status),
+        g.reference_hz > 0 ? fmt::format("{:.1f}", g.reference_db) : "—", xml_escape(status),
         seconds(row.model_t60_s), seconds(row.generated_decay.t60_s), seconds(row.reference_decay.t60_s),
         row.t60_judged || (row.generated_decay.t60_s > 0 && row.reference_decay.t60_s > 0 &&
                            std::isfinite(row.t60_error) && row.t60_error != 0)
             ? fmt::format("{:+.2f}", 100 * row.t60_error) : "—",
-        escape(t60));
+        xml_escape(t60));
   }
   h += "</table>\n";
   if (!c.match.spurious.empty()) {
@@ -271,15 +254,15 @@ std::string report_html(const ReportInput& r) {
   h += "<h2>Wall time by stage</h2>\n<table class=\"timing\"><tr><th class=\"l\">stage</th><th>s</th></tr>\n";
   double total = 0;
   for (const auto& s : r.stages) {
-    h += fmt::format("<tr><td class=\"l\">{}</td><td>{:.3f}</td></tr>\n", escape(s.name), s.wall_s);
+    h += fmt::format("<tr><td class=\"l\">{}</td><td>{:.3f}</td></tr>\n", xml_escape(s.name), s.wall_s);
     total += s.wall_s;
   }
   h += fmt::format("<tr><th class=\"l\">total</th><th>{:.3f}</th></tr></table>\n", total);
 
   h += "<h2>Inputs</h2>\n<table class=\"inputs\">\n";
   for (const auto& [key, value] : r.inputs.items())
-    h += fmt::format("<tr><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>\n", escape(key),
-                     escape(value.is_string() ? value.get<std::string>() : value.dump()));
+    h += fmt::format("<tr><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>\n", xml_escape(key),
+                     xml_escape(value.is_string() ? value.get<std::string>() : value.dump()));
   h += "</table>\n<p class=\"note\">Every number is in report.json beside this page.</p>\n</body></html>\n";
   return h;
 }
