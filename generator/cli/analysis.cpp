@@ -136,10 +136,28 @@ ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
 ModalModel load_or_analyze(const AnalysisOptions& o, bool material_given_explicitly,
                            AnalysisReport* report) {
   if (!is_modal_model_path(o.input)) return analyze_mesh(o, report);
+  // A model file stores modes and gains, not shapes: what needs the shapes needs the mesh.
+  if (!o.listeners.empty())
+    throw Error("--listener needs the mesh, not a model file: listener gains come from the mode "
+                "shapes, which the model does not store");
+  if (!o.fix.empty())
+    throw Error("--fix needs the mesh, not a model file: clamping changes the modes");
   ModalModel model = read_modal_model(o.input);
   if (material_given_explicitly || o.material_overrides.any()) {
     Material m = material_given_explicitly ? find_material_preset(o.material_name) : model.material;
     m = apply_overrides(m, o.material_overrides);
+    // A preset whose ν differs from the model's (steel 0.29 → iron 0.28): re-tuning is exact
+    // only at fixed ν, so E, ρ and the damping are taken from the preset and ν is kept, said
+    // in a notice and in the material's name. An explicit --poisson-ratio is never bent.
+    if (!o.material_overrides.poisson_ratio && m.poisson_ratio != model.material.poisson_ratio) {
+      notice(fmt::format(
+          "{} has Poisson ratio {}, the model was solved with {}: re-tuned with E, density and "
+          "damping of {} and the model's Poisson ratio (frequencies off by roughly the ratio's "
+          "relative change); analyse the mesh again for the exact result",
+          m.name, m.poisson_ratio, model.material.poisson_ratio, m.name));
+      m.poisson_ratio = model.material.poisson_ratio;
+      m.name += fmt::format(" (nu {})", m.poisson_ratio);
+    }
     retune_material(model, m);
   }
   if (!o.name.empty()) model.name = o.name;

@@ -11,6 +11,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"mesh2dsp: turn a 3D object (surface mesh + material) into modal sound code"};
   app.require_subcommand(1);
+  app.fallthrough();  // -q/--quiet also after the subcommand
   app.set_version_flag("--version", "mesh2dsp " MESH2DSP_VERSION);
   bool quiet = false;
   app.add_flag("-q,--quiet", quiet, "no progress, no notices")->configurable(false);

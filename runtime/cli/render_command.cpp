@@ -13,7 +13,7 @@ namespace mesh2dsp::runtime {
 
 void CompileFlags::add_to(CLI::App& cmd) {
   cmd.add_option("--faust-option", faust_options,
-                 "an option for the Faust compiler, e.g. --faust-option=-double (may repeat)")
+                 "an option for the Faust compiler, one per flag, e.g. --faust-option=-ftz --faust-option=2")
       ->allow_extra_args(false);
   cmd.add_option("--opt-level", opt_level, "LLVM optimisation level -1..4 (0 compiles fastest)")
       ->check(CLI::Range(-1, 4))
@@ -52,9 +52,11 @@ void register_render_command(CLI::App& app) {
                   "output channels (default: the DSP's outputs; a mono DSP is copied)");
   cmd->add_option("-d,--duration", args->duration, "seconds (default: the input's length, else 3)");
   cmd->add_option("--set", args->sets,
-                  "NAME=VALUE or NAME=VALUE@TIME_S: set a control by label or path (may repeat)");
+                  "NAME=VALUE or NAME=VALUE@TIME_S: set a control by label or path (may repeat)")
+      ->allow_extra_args(false);  // one value per flag: a later positional is not swallowed
   cmd->add_option("--trigger", args->triggers,
-                  "NAME@TIME_S or NAME@TIME_S+HOLD_S: press a button (default hold 0.01 s; an empty NAME is the first button; may repeat)");
+                  "NAME@TIME_S or NAME@TIME_S+HOLD_S: press a button (default hold 0.01 s; an empty NAME is the first button; may repeat)")
+      ->allow_extra_args(false);
   cmd->add_option("--format", args->format, "sample format: float, pcm24 or pcm16")
       ->capture_default_str();
   args->compile.add_to(*cmd);

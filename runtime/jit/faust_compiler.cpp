@@ -127,6 +127,13 @@ CompiledProgram FaustCompiler::compile(const std::string& name, const std::strin
                                        const std::filesystem::path& source_path,
                                        const std::filesystem::path& include_dir) const {
   const auto start = std::chrono::steady_clock::now();
+  // These change the compute() sample type away from FAUSTFLOAT = float, which this host's
+  // buffers and zones are: the program would read and write past them.
+  for (const auto& a : options_.faust_args)
+    if (a == "-double" || a == "--double-precision-floats" || a == "-quad" ||
+        a == "--quad-precision-floats" || a == "-fx" || a == "--fixed-point")
+      throw Error(fmt::format("Faust option {}: the runtime runs programs in single precision "
+                              "(float samples); drop the option", a));
   std::vector<std::string> args;
   if (!include_dir.empty()) args.insert(args.end(), {"-I", include_dir.string()});
   args.insert(args.end(), {"-I", MESH2DSP_FAUST_LIBRARY_DIR});

@@ -22,7 +22,7 @@ struct CompileError : Error {
 };
 
 struct CompileOptions {
-  std::vector<std::string> faust_args;  // extra compiler options, e.g. "-double", "-ftz", "2"
+  std::vector<std::string> faust_args;  // extra compiler options, e.g. "-ftz", "2" (not -double)
   // LLVM IR optimisation level passed to libfaust. 0 by default: measured on modal banks, -O1..3
   // make compiling 30-50 % slower while the generated code runs no faster (runtime_bench).
   int opt_level = 0;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "util/error.hpp"
+#include "util/progress.hpp"
 
 namespace mesh2dsp::runtime {
 namespace {
@@ -33,6 +34,9 @@ ControlSurfaces::ControlSurfaces(const ControlBank& bank, const SurfaceSettings&
                                    nullptr, nullptr, false);
     bank.build_user_interface(*osc_);
     if (!osc_->run()) throw Error(fmt::format("--osc {}: cannot listen on that UDP port", settings.osc_port));
+    // Faust moves on to the next free port when the one asked for is taken: say so.
+    if (osc_->getUDPPort() != settings.osc_port)
+      notice(fmt::format("UDP port {} is busy; OSC listens on {}", settings.osc_port, osc_->getUDPPort()));
   }
   if (settings.http_port > 0) {
     Argv args({"mesh2dsp", "-port", std::to_string(settings.http_port)});
@@ -40,6 +44,8 @@ ControlSurfaces::ControlSurfaces(const ControlBank& bank, const SurfaceSettings&
                                       args.argc(), args.argv(), false);
     bank.build_user_interface(*http_);
     if (!http_->run()) throw Error(fmt::format("--http {}: cannot serve on that TCP port", settings.http_port));
+    if (http_->getTCPPort() != settings.http_port)
+      notice(fmt::format("TCP port {} is busy; the control page is on {}", settings.http_port, http_->getTCPPort()));
   }
   if (settings.midi) {
     midi_ = std::make_unique<MidiUI>(settings.midi);

@@ -147,7 +147,13 @@ PlayReport play(const PlayOptions& options) {
   }
 
   // Key loop on this thread; also the clock for --duration.
+  bool told_non_finite = false;
   while (!g_stop.load()) {
+    if (!told_non_finite && live.stats().non_finite_samples > 0) {
+      told_non_finite = true;
+      fmt::print(stderr, "mesh2dsp: warning: the program outputs NaN or infinite samples (division by "
+                         "zero or an unstable filter?); they are played as silence\n");
+    }
     if (options.duration_s &&
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= *options.duration_s)
       break;
@@ -199,10 +205,13 @@ PlayReport play(const PlayOptions& options) {
   const double block_s = static_cast<double>(audio->buffer_frames()) / live.getSampleRate();
   report.max_dsp_load_percent = block_s > 0 ? 100.0 * stats.max_callback_s / block_s : 0;
   print_line(fmt::format("played {:.1f} s: {} reloads ({} failed), {} xruns, DSP load mean {:.2f} % "
-                         "max {:.2f} % of the {}-frame block",
+                         "max {:.2f} % of the {}-frame block{}",
                          report.played_s, report.reloads, report.failed_reloads, report.xruns,
                          report.mean_dsp_load_percent, report.max_dsp_load_percent,
-                         audio->buffer_frames()));
+                         audio->buffer_frames(),
+                         stats.non_finite_samples
+                             ? fmt::format(", {} NaN/inf samples silenced", stats.non_finite_samples)
+                             : std::string()));
   return report;
 }
 

@@ -111,6 +111,17 @@ void SwappableDsp::compute(int count, FAUSTFLOAT** inputs, FAUSTFLOAT** outputs)
     }
   }
 
+  // NaN or inf must not reach the sound card or the next JACK client: silence those samples and
+  // count them (a program dividing by zero, or an unstable filter).
+  std::uint64_t non_finite = 0;
+  for (int c = 0; c < outputs_; ++c)
+    for (int i = 0; i < count; ++i)
+      if (!std::isfinite(outputs[c][i])) {
+        outputs[c][i] = 0.0f;
+        ++non_finite;
+      }
+  if (non_finite) non_finite_.fetch_add(non_finite, std::memory_order_relaxed);
+
   const std::uint64_t busy = now_ns() - start_ns;
   callbacks_.fetch_add(1, std::memory_order_relaxed);
   frames_.fetch_add(static_cast<std::uint64_t>(count), std::memory_order_relaxed);
@@ -146,6 +157,7 @@ SwappableDsp::Stats SwappableDsp::stats() const {
   s.frames = frames_.load();
   s.busy_s = static_cast<double>(busy_ns_.load()) * 1e-9;
   s.max_callback_s = static_cast<double>(max_callback_ns_.load()) * 1e-9;
+  s.non_finite_samples = non_finite_.load();
   return s;
 }
 

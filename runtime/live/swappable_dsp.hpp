@@ -67,6 +67,7 @@ class SwappableDsp final : public dsp {
     double busy_s = 0;         // time inside compute()
     double max_callback_s = 0;
     std::uint64_t frames = 0;
+    std::uint64_t non_finite_samples = 0;  // NaN/inf from the program, replaced by silence
   };
   Stats stats() const;
 
@@ -96,6 +97,7 @@ class SwappableDsp final : public dsp {
   std::int64_t fade_frames_ = 1, fade_position_ = 0;
 
   std::atomic<std::uint64_t> callbacks_{0}, frames_{0}, busy_ns_{0}, max_callback_ns_{0};
+  std::atomic<std::uint64_t> non_finite_{0};
 };
 
 }  // namespace mesh2dsp::runtime

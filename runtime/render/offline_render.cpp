@@ -143,15 +143,25 @@ RenderReport render_to_file(const RenderJob& job) {
       for (int c = 0; c < dsp_inputs; ++c) std::copy_n(mono.data(), n, in[c]);
     };
   }
+  std::int64_t frames_written = 0;
   io.write_output = [&](const float* const* out, int n) {
     for (int c = 0; c < channels; ++c) fanned[c] = const_cast<float*>(out[dsp_outputs == 1 ? 0 : c]);
     for (int c = 0; c < dsp_outputs; ++c)
       for (int i = 0; i < n; ++i) {
         const float magnitude = std::fabs(out[c][i]);
-        if (!std::isfinite(magnitude)) report.peak = magnitude;  // sticks: NaN/inf never compare
-        else if (std::isfinite(report.peak)) report.peak = std::max(report.peak, magnitude);
+        if (!std::isfinite(magnitude)) {
+          // A sound file of NaN is useless and dangerous downstream: stop, say where, write nothing.
+          const auto frame = frames_written + i;
+          throw Error(fmt::format(
+              "{}: output {} is {} at {:.4f} s (frame {}); nothing written. The DSP divides by zero "
+              "or a filter is unstable (check the controls' values at that time)",
+              job.dsp_path.string(), c, std::isnan(magnitude) ? "NaN" : "infinite",
+              static_cast<double>(frame) / rate_hz, frame));
+        }
+        report.peak = std::max(report.peak, magnitude);
       }
     writer.write(fanned.data(), n);
+    frames_written += n;
   };
   InterruptGuard interrupt_guard;
   io.progress = [&](double fraction) {
@@ -159,9 +169,6 @@ RenderReport render_to_file(const RenderJob& job) {
     rendering.update(fraction, fmt::format("{:.1f}/{:.1f} s", fraction * duration_s, duration_s));
   };
   run_offline(*instance, frames, events, io);
-  if (!std::isfinite(report.peak))
-    throw Error(fmt::format("{}: the DSP produced NaN or infinite samples (unstable filter?); "
-                            "nothing written", job.dsp_path.string()));
   writer.commit();
   rendering.finish();
   report.clipped_samples = writer.clipped_samples();

@@ -109,7 +109,19 @@ TEST_F(Scratch, RetuningEqualsAFreshSolve) {
     EXPECT_NEAR(std::abs(a.excitations[0].gains[i]), std::abs(b.excitations[0].gains[i]),
                 1e-5 * std::abs(b.excitations[0].gains[i]) + 1e-12);
   }
-  // A new Poisson ratio changes the shapes: refused, with the reason.
+  // What needs the shapes needs the mesh: refused with the reason, nothing written.
+  r = run("modes " + out("steel.modal.json") + " --listener 0,0,1 -o " + out("l.modal.json"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("needs the mesh"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out("l.modal.json")));
+  // A preset with another ν (iron 0.28 vs steel 0.29) re-tunes E, ρ, damping and keeps ν, saying so.
+  r = run("modes " + out("steel.modal.json") + " --material iron -o " + out("iron.modal.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("Poisson ratio"), std::string::npos) << r.output;
+  const auto iron = read_modal_model(out("iron.modal.json"));
+  EXPECT_EQ(iron.material.poisson_ratio, 0.29);
+  EXPECT_EQ(iron.material.youngs_modulus_pa, 2.1e11);
+  // An explicit new Poisson ratio changes the shapes: refused, with the reason.
   r = run("modes " + out("steel.modal.json") + " --poisson-ratio 0.3 -o " + out("nu.modal.json"));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("Poisson ratio"), std::string::npos) << r.output;

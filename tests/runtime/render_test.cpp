@@ -25,6 +25,20 @@ using mesh2dsp::runtime::ParameterEvent;
 
 constexpr int kRate_hz = 48000;
 
+// The CLI runs here use a private compile cache, never the user's ~/.cache.
+class PrivateCache : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    dir_ = std::make_unique<TempDir>();
+    setenv("MESH2DSP_CACHE_DIR", (dir_->path / "cache").c_str(), 1);
+  }
+  void TearDown() override { dir_.reset(); }
+
+ private:
+  std::unique_ptr<TempDir> dir_;
+};
+const auto* const kPrivateCache = ::testing::AddGlobalTestEnvironment(new PrivateCache);
+
 // Renders `instance` with the same scheduler the CLI uses; returns channel 0..n interleaved.
 std::vector<float> render(dsp& instance, double duration_s, const std::vector<ParameterEvent>& events,
                           const std::vector<float>* mono_input = nullptr) {
@@ -182,6 +196,17 @@ TEST(RenderErrors, CompileErrorShowsFaustsMessageWithFileAndLine) {
 TEST(RenderErrors, TriggerOfASliderAndValueOutOfRange) {
   expect_clean_failure({"--trigger", "freq@0.1"}, (data_dir() / "bank.dsp").string(), "is not a button");
   expect_clean_failure({"--set", "freq=99999"}, (data_dir() / "bank.dsp").string(), "outside the range");
+}
+
+TEST(RenderErrors, NanOutputIsRefusedAndLocated) {
+  TempDir dsp;
+  write_text(dsp / "nan.dsp", "process = sqrt(hslider(\"x\", 1, -1, 1, 0.1));\n");
+  expect_clean_failure({"--set", "x=-1@0.5"}, (dsp / "nan.dsp").string(), "output 0 is NaN at 0.5000 s");
+}
+
+TEST(RenderErrors, DoublePrecisionIsRefusedNotCrashed) {
+  expect_clean_failure({"--faust-option=-double"}, (data_dir() / "bank.dsp").string(),
+                       "Faust option -double: the runtime runs programs in single precision");
 }
 
 TEST(RenderErrors, UnreadableInputFile) {

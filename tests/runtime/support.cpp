@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fftw3.h>
+#include <jack/midiport.h>
 #include <poll.h>
 #include <signal.h>
 #include <sndfile.h>
@@ -279,6 +280,49 @@ std::vector<float> JackRecorder::slice(std::size_t from, std::size_t to) const {
   to = std::min(to, written_.load(std::memory_order_acquire));
   if (from >= to) return {};
   return {buffer_.begin() + static_cast<std::ptrdiff_t>(from), buffer_.begin() + static_cast<std::ptrdiff_t>(to)};
+}
+
+JackMidiSender::JackMidiSender() {
+  jack_status_t status;
+  client_ = jack_client_open("rt-test-midi", JackNoStartServer, &status);
+  if (!client_) throw std::runtime_error("midi sender: no JACK server");
+  port_ = jack_port_register(client_, "out", JACK_DEFAULT_MIDI_TYPE, JackPortIsOutput, 0);
+  jack_set_process_callback(client_, &JackMidiSender::process, this);
+  if (jack_activate(client_) != 0) throw std::runtime_error("midi sender: cannot activate");
+}
+
+JackMidiSender::~JackMidiSender() {
+  jack_deactivate(client_);
+  jack_client_close(client_);
+}
+
+bool JackMidiSender::connect(const std::string& destination_port, double timeout_s) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (since(t0) < timeout_s) {
+    if (jack_port_by_name(client_, destination_port.c_str()) &&
+        jack_connect(client_, jack_port_name(port_), destination_port.c_str()) == 0)
+      return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+void JackMidiSender::send(unsigned char status, unsigned char data1, unsigned char data2) {
+  pending_.store(0x01000000u | (status << 16) | (data1 << 8) | data2);
+  for (int i = 0; i < 500 && pending_.load() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+}
+
+int JackMidiSender::process(jack_nframes_t n, void* arg) {
+  auto* self = static_cast<JackMidiSender*>(arg);
+  void* buffer = jack_port_get_buffer(self->port_, n);
+  jack_midi_clear_buffer(buffer);
+  if (const std::uint32_t m = self->pending_.load(); m != 0) {
+    const unsigned char bytes[3] = {static_cast<unsigned char>(m >> 16), static_cast<unsigned char>(m >> 8),
+                                    static_cast<unsigned char>(m)};
+    jack_midi_event_write(buffer, 0, bytes, 3);
+    self->pending_.store(0);
+  }
+  return 0;
 }
 
 Browser::Browser(const fs::path& work_dir) {

@@ -111,6 +111,21 @@ class JackRecorder {
   std::atomic<std::size_t> written_{0};
 };
 
+// A JACK client with one MIDI output: send() queues a 3-byte message for the next cycle.
+class JackMidiSender {
+ public:
+  JackMidiSender();
+  ~JackMidiSender();
+  bool connect(const std::string& destination_port, double timeout_s);
+  void send(unsigned char status, unsigned char data1, unsigned char data2);  // waits until sent
+
+ private:
+  static int process(jack_nframes_t n, void* self);
+  jack_client_t* client_ = nullptr;
+  jack_port_t* port_ = nullptr;
+  std::atomic<std::uint32_t> pending_{0};  // 0x01SSDDEE: flag, status, data1, data2
+};
+
 // Headless Chromium driven through --remote-debugging-pipe (CDP messages on fds 3 and 4).
 class Browser {
  public:
