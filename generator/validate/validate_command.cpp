@@ -141,8 +141,14 @@ void run(const CLI::App& cmd, const ValidateOptions& o) {
   if (listeners.size() > 1) throw Error("validate compares one listener at a time: give one --listener");
 
   ModalModel model;
-  if (have_model) model = load_or_analyze([&] { AnalysisOptions a = o.analysis; a.input = o.model; return a; }(),
-                                          material_given && !have_mesh);
+  if (have_model) {
+    // --listener and --fix describe the reference here (the model keeps its own).
+    AnalysisOptions a = o.analysis;
+    a.input = o.model;
+    a.listeners.clear();
+    a.fix.clear();
+    model = load_or_analyze(a, material_given && !have_mesh);
+  }
   ReferenceSide ref;
   ref.rate_hz = o.sample_rate_hz.value_or(48000);
   json inputs;
