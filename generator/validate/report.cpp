@@ -151,7 +151,7 @@ std::string report_html(const ReportInput& r) {
        ".pass{background:#2ca02c} .fail{background:#d62728}\n"
        "table{border-collapse:collapse;font-size:13px} td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}\n"
        "th{background:#f2f2f2} td.l,th.l{text-align:left}\n"
-       "tr.bad td{background:#fde2e1} tr.weak td{color:#888} tr.ok td.s{color:#2ca02c;font-weight:bold}\n"
+       "tr.bad td{background:#fde2e1} tr.bad td.s{color:#d62728;font-weight:bold} tr.weak td{color:#888} tr.ok td.s{color:#2ca02c;font-weight:bold}\n"
        ".row{display:flex;gap:12px;flex-wrap:wrap} .note{color:#555;font-size:13px}\n"
        "</style></head><body>\n";
   h += fmt::format("<h1>mesh2dsp validate — {}</h1>\n", xml_escape(r.title));
