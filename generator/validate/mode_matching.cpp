@@ -1,0 +1,129 @@
+#include "validate/mode_matching.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mesh2dsp::validate {
+namespace {
+
+double db_re(double magnitude, double reference) {
+  return 20 * std::log10(std::max(magnitude, 1e-300) / std::max(reference, 1e-300));
+}
+
+// Level (dB re the spectrum's maximum) of the largest bin within ±2 bins of f.
+double level_near(const signal::Spectrum& s, double f_hz) {
+  const int i = static_cast<int>(std::lround(f_hz / s.bin_hz));
+  double m = 0;
+  for (int k = std::max(0, i - 2); k <= std::min<int>(static_cast<int>(s.magnitude.size()) - 1, i + 2); ++k)
+    m = std::max(m, s.magnitude[k]);
+  return db_re(m, s.max());
+}
+
+}  // namespace
+
+std::string to_string(MatchStatus status) {
+  switch (status) {
+    case MatchStatus::matched: return "matched";
+    case MatchStatus::shifted: return "shifted";
+    case MatchStatus::missing: return "missing";
+    case MatchStatus::weak: return "weak";
+  }
+  return "?";
+}
+
+MatchResult match_modes(const std::vector<double>& model_hz, const std::vector<double>& weights,
+                        const signal::Spectrum& generated, const signal::Spectrum& reference,
+                        double band_lo_hz, double band_hi_hz, double tolerance,
+                        const MatchSettings& settings) {
+  MatchResult result;
+  result.band_lo_hz = band_lo_hz;
+  result.band_hi_hz = band_hi_hz;
+  const double scale = settings.frequency_scale;
+
+  // Degenerate groups: modes the analysis cannot tell apart are one expected peak (seed 004 §4).
+  for (std::size_t i = 0; i < model_hz.size(); ++i) {
+    const double f = model_hz[i] * scale;
+    if (f < band_lo_hz || f > band_hi_hz) continue;
+    if (!result.groups.empty() &&
+        f - model_hz[result.groups.back().modes.back()] * scale < settings.resolution_hz)
+      result.groups.back().modes.push_back(static_cast<int>(i));
+    else
+      result.groups.push_back({{static_cast<int>(i)}});
+  }
+  for (auto& g : result.groups) {
+    double sum = 0, weight = 0;
+    for (int m : g.modes) {
+      const double w = std::max(std::abs(weights.at(m)), 1e-300);
+      sum += w * model_hz[m] * scale;
+      weight += w;
+    }
+    g.model_hz = sum / weight;
+  }
+
+  const auto reference_peaks = signal::find_peaks(reference, band_lo_hz * (1 - settings.search),
+                                                  band_hi_hz * (1 + settings.search),
+                                                  settings.floor_db, settings.min_prominence_db);
+  std::vector<char> used(reference_peaks.size(), 0);
+  const double reference_top_db = db_re(reference.max(), 1);
+  const double generated_max = generated.max();
+
+  for (std::size_t i = 0; i < result.groups.size(); ++i) {
+    ModeGroup& g = result.groups[i];
+    // The window: ±search, but never past halfway to a neighbouring group, so one peak is
+    // claimed by one group at most.
+    g.lo_hz = g.model_hz * (1 - settings.search);
+    g.hi_hz = g.model_hz * (1 + settings.search);
+    if (i > 0) g.lo_hz = std::max(g.lo_hz, 0.5 * (g.model_hz + result.groups[i - 1].model_hz));
+    if (i + 1 < result.groups.size())
+      g.hi_hz = std::min(g.hi_hz, 0.5 * (g.model_hz + result.groups[i + 1].model_hz));
+
+    // The generated peak, searched where the model puts the mode (unscaled spectrum).
+    double height = 0;
+    const double f_generated = generated.peak_in(g.lo_hz / scale, g.hi_hz / scale, &height);
+    g.generated_db = db_re(height, generated_max);
+    g.generated_hz = f_generated > 0 ? f_generated * scale : g.model_hz;
+    if (f_generated <= 0 || g.generated_db < -settings.judge_floor_db) {
+      g.status = MatchStatus::weak;
+    }
+    // The strongest reference peak in the window.
+    int best = -1;
+    for (std::size_t p = 0; p < reference_peaks.size(); ++p) {
+      const auto& peak = reference_peaks[p];
+      if (peak.frequency_hz < g.lo_hz || peak.frequency_hz > g.hi_hz) continue;
+      if (best < 0 || peak.level_db > reference_peaks[best].level_db) best = static_cast<int>(p);
+    }
+    if (best >= 0) {
+      used[best] = 1;
+      g.reference_hz = reference_peaks[best].frequency_hz;
+      g.reference_db = reference_peaks[best].level_db - reference_top_db;
+      double ratio = 1;
+      if (settings.reference_newmark_dt_s > 0) {
+        // ω̃ = (2/Δt)·atan(ωΔt/2): the ratio ω̃/ω at the generated (true-system) frequency.
+        const double y = M_PI * g.generated_hz * settings.reference_newmark_dt_s;
+        ratio = std::atan(y) / y;
+      }
+      g.integrator_shift = ratio - 1;
+      g.raw_frequency_error = g.reference_hz / g.generated_hz - 1;
+      g.frequency_error = g.reference_hz / (g.generated_hz * ratio) - 1;
+    }
+    if (g.status == MatchStatus::weak) continue;
+    if (best < 0) g.status = MatchStatus::missing;
+    else g.status = std::abs(g.frequency_error) <= tolerance ? MatchStatus::matched : MatchStatus::shifted;
+  }
+
+  // Spurious: a reference peak no group claimed, where the reference has clearly more energy
+  // (≥ 10 dB, each re its maximum) than the generated render. A window's side lobes, which
+  // the generated render shows as well, are not spurious.
+  for (std::size_t p = 0; p < reference_peaks.size(); ++p) {
+    if (used[p]) continue;
+    const auto& peak = reference_peaks[p];
+    if (peak.frequency_hz < band_lo_hz || peak.frequency_hz > band_hi_hz) continue;
+    const double level = peak.level_db - reference_top_db;
+    if (level < -settings.judge_floor_db) continue;
+    if (level - level_near(generated, peak.frequency_hz / scale) < 10) continue;
+    result.spurious.push_back({peak.frequency_hz, level});
+  }
+  return result;
+}
+
+}  // namespace mesh2dsp::validate
