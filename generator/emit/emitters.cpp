@@ -78,16 +78,31 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
   d.set("library", variant == FaustVariant::library);
   d.set("reson", s.resonator == FaustResonator::reson);
   d.set("modefilter", s.resonator == FaustResonator::modefilter);
-  d.set("gains", number_list(floats(m.gains), ", "));
+  // Per mode: its constants and its gains for every (output, point), [l * K + k].
+  TemplateData modes{TemplateData::type::list};
+  for (int n = 0; n < m.mode_count; ++n) {
+    std::vector<std::string> gains;
+    for (int l = 0; l < m.output_count; ++l)
+      for (int k = 0; k < m.point_count; ++k) gains.push_back(float_literal(m.gain(l, k, n)));
+    TemplateData item;
+    item.set("ratio", float_literal(m.frequency_ratio[n]));
+    item.set("decay", float_literal(m.decay_per_s[n]));
+    item.set("gains", number_list(gains, ", "));
+    item.set("comma", n + 1 < m.mode_count ? std::string(",") : std::string());
+    modes.push_back(item);
+  }
+  d.set("modes", modes);
   return render_template("faust/model.dsp.mustache", d);
 }
 
 std::string emit_c_header(const EmitModel& m, const EmitSettings& s) {
   TemplateData d = common_data(m, s);
   d.set("gains", number_list(floats(m.gains), ", "));
-  // State size, for the header's usage note: 6 per-mode arrays + 2 gain arrays per output.
-  const long padded = (m.mode_count + 15) / 16 * 16;
-  d.set("state_kib", std::to_string((padded * (6 + 2 * m.output_count) * 4 + 1023) / 1024 + 8));
+  // State size at the default 32 lanes, for the header's usage note: 6 per-mode arrays, 2 gain
+  // arrays per output, and the per-lane accumulators (2 x 64 samples x 32 lanes per output).
+  const long padded = (m.mode_count + 31) / 32 * 32;
+  const long bytes = padded * (6 + 2 * m.output_count) * 4 + m.output_count * 2 * 64 * 32 * 4 + 1024;
+  d.set("state_kib", std::to_string((bytes + 1023) / 1024));
   return render_template("cpp/model.h.mustache", d);
 }
 
