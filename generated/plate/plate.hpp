@@ -349,7 +349,7 @@ PLATE_INLINE float plate_contact_force(plate_state* s, int trig, float in) {
         s->fractal_y1[k] = out;
         fractal = out;
       }
-      fractal *= 0.05f * powf(50.0f, 0.5f * s->roughness);
+      fractal *= 0.5f * powf(50.0f, 0.5f * s->roughness);
       fc = s->speed * 2000.0f;
       if (fc < 10.0f) fc = 10.0f;
       r = expf(-(3.14159265358979323846f * fc / (4.0f * sr)));
