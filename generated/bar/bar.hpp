@@ -10,7 +10,7 @@
  * input at the same sample rate the two agree to float precision.
  *
  * Use (C++):
- *   mesh2dsp_models::Bar model;      // ~18 KiB of state: make it static or a member
+ *   mesh2dsp_models::Bar model;      // ~27 KiB of state: make it static or a member
  *   model.prepare(48000.0f);                    // coefficients from the sample rate, never baked
  *   model.strike(0.0f, 1.0f);                   // excitation point 0, unit momentum
  *   model.process(nullptr, out, 256);           // nullptr: no external force input
@@ -24,7 +24,7 @@
  * the filter reproduces exactly at the sampling instants (impulse invariance): the all-pole part
  * is eq. 6, the one-zero numerator 1 + b1 z^-1 turns its sine response into the velocity.
  * Output the surface velocity at the struck point along the strike direction (contact microphone). Every gain carries the overall normalisation
- * 0.16237522829435314 (1 / the largest sum of |gains| over points and outputs), so a unit-momentum
+ * 0.16237522829409512 (1 / the largest sum of |gains| over points and outputs), so a unit-momentum
  * strike starts at most at 1. Modes at or above Nyquist are switched off at prepare.
  *
  * State is laid out as structure-of-arrays, BAR_LANES modes side by side, so the compiler
@@ -41,6 +41,7 @@
 #define BAR_POINTS 8
 #define BAR_OUTPUTS 1
 #define BAR_FUNDAMENTAL_HZ 1135.4401
+#define BAR_TRIANGLES 12
 /* Modes computed side by side: 32 lets GCC vectorise the mode loops on SSE/AVX/AVX-512/NEON
  * hosts (at 16 it unrolls them into scalar code instead); 1 suits a Cortex-M4F (no SIMD). */
 #ifndef BAR_LANES
@@ -74,9 +75,26 @@ static const float bar_frequency_ratio[BAR_MODES] = {
 static const float bar_decay_per_s[BAR_MODES] = {
 3.263448f, 4.1546373f, 7.9986362f, 13.733692f, 14.377774f, 22.161198f, 40.03345f, 44.367058f, 50.112514f, 51.764282f, 90.28378f, 102.35652f, 109.8899f, 169.29443f, 169.4523f, 178.40228f, 193.91998f
 };
+/* Contact models (the Faust m2dExcite environment, templates/faust/excitations.lib.mustache):
+ * bar_set_excitation takes one of these. The Faust menu lists only the models compiled in
+ * with generate --excitation, in this order. */
+#define BAR_EXCITE_IMPACT 0 /* seed 003 eq. 7 raised cosine */
+#define BAR_EXCITE_HAMMER 1 /* seed 004 3.3 noise burst, attack-release, low-pass */
+#define BAR_EXCITE_MICRO 2  /* seed 002 impact + micro-collision impulse trains */
+#define BAR_EXCITE_SCRAPE 3 /* seed 002 fractal noise through a speed-tuned reson */
+#define BAR_EXCITE_ROLL 4   /* seed 002 scrape + size low-pass */
+#define BAR_EXCITE_INPUT 5  /* seed 003 3.4 the input signal is the force */
+/* Frequency ratios of the three dominant modes (largest gain at point 0): the micro-collision
+ * impulse trains. */
+static const float bar_micro_ratio[3] = { 1.0f, 1.4721826f, 2.6837237f };
+
+/* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
+ * triangle and barycentric weights (u, v) toward its second and third point (seed 003 2.3). */
+static const int bar_triangle[12][3] = { {0, 2, 3}, {0, 6, 2}, {0, 3, 7}, {0, 7, 6}, {1, 3, 2}, {1, 2, 4}, {1, 5, 3}, {1, 4, 5}, {2, 6, 4}, {3, 5, 7}, {4, 7, 5}, {4, 6, 7} };
+
 /* Normalised gain of mode n at output l for excitation point k: [(l * POINTS + k) * MODES + n]. */
 static const float bar_gain[BAR_OUTPUTS * BAR_POINTS * BAR_MODES] = {
-0.107289255f, 0.08689912f, 0.07953658f, 0.05224777f, 0.017672451f, 0.05725748f, 0.02934485f, 0.07600263f, 0.017511683f, 0.03963765f, 0.01459478f, 0.026607307f, 0.017036982f, 0.005735499f, 0.07420161f, 0.016811367f, 0.0166023f, 0.05364994f, 0.2288819f, 0.03979569f, 0.17739637f, 0.008894676f, 0.028736422f, 0.13629015f, 0.038001824f, 0.008877251f, 0.020127667f, 0.103654824f, 0.013533997f, 0.00903875f, 0.077913694f, 0.03722129f, 0.008872033f, 0.009113528f, 0.08196794f, 0.07937777f, 2.1609964e-10f, 1.3112517e-10f, 2.1299583e-08f, 0.10465123f, 0.098561764f, 0.00066728384f, 0.026760448f, 8.178249e-08f, 2.5270402e-10f, 0.09112863f, 1.048395e-06f, 0.08250844f, 1.4969265e-07f, 2.2159854e-07f, 0.02729762f, 0.0004220399f, 5.3827644e-05f, 0.100121625f, 0.020916516f, 0.09400822f, 0.14496818f, 0.027491726f, 0.00023384039f, 0.0018754269f, 0.051038485f, 0.0083755925f, 0.0027530168f, 0.059805732f, 0.00063940405f, 0.002105488f, 0.09171453f, 0.16601396f, 0.00023225175f, 0.00018336141f, 0.06028772f, 0.056553476f, 0.014647302f, 0.08539056f, 0.077672705f, 0.00029877786f, 0.00030418733f, 0.029146504f, 0.02543708f, 0.0015718817f, 0.009315081f, 0.0018057332f, 0.002705736f, 0.04964874f, 0.026043927f, 8.5907484e-14f, 0.08962357f, 1.2174833e-12f, 0.1459261f, 5.9405213e-08f, 2.6853697e-10f, 0.0033418552f, 0.00040270793f, 6.4022454e-10f, 3.3974132e-10f, 0.18179342f, 6.8363444e-09f, 1.06549605e-08f, 0.086511865f, 0.0010792437f, 9.396371e-10f, 9.586931e-09f, 0.03021709f, 0.029033126f, 0.09019257f, 0.08535718f, 0.0066147354f, 0.005604559f, 0.004904289f, 0.000500598f, 0.0066274498f, 0.05014988f, 0.046799242f, 0.08578061f, 0.027266074f, 0.07923531f, 0.0020151748f, 0.005764773f, 0.0067045325f, 0.10453085f, 0.025868338f, 0.018441696f, 0.0048914165f, 0.15379614f, 0.0007842248f, 6.487261e-06f, 4.987049e-05f, 0.111442015f, 0.027109448f, 0.0033144965f, 0.072285846f, 0.058374826f, 0.008734823f, 0.0007279134f, 0.11036593f, 0.015454988f
+0.107289255f, 0.08689912f, 0.07953658f, 0.05224777f, 0.017672451f, 0.05725748f, 0.02934485f, 0.07600263f, 0.017511683f, 0.03963765f, 0.01459478f, 0.026607307f, 0.017036982f, 0.005735499f, 0.07420161f, 0.016811367f, 0.0166023f, 0.05364994f, 0.2288819f, 0.03979569f, 0.17739637f, 0.008894676f, 0.028736422f, 0.13629015f, 0.038001824f, 0.008877251f, 0.020127667f, 0.103654824f, 0.013533997f, 0.00903875f, 0.077913694f, 0.03722129f, 0.008872033f, 0.009113528f, 0.08196794f, 0.07937777f, 2.160997e-10f, 1.3112512e-10f, 2.1299583e-08f, 0.10465123f, 0.098561764f, 0.00066728384f, 0.026760448f, 8.178249e-08f, 2.527042e-10f, 0.09112863f, 1.0483951e-06f, 0.08250844f, 1.496925e-07f, 2.2159853e-07f, 0.02729762f, 0.0004220399f, 5.3827644e-05f, 0.100121625f, 0.020916516f, 0.09400822f, 0.14496818f, 0.027491726f, 0.00023384039f, 0.0018754269f, 0.051038485f, 0.0083755925f, 0.0027530168f, 0.059805732f, 0.00063940405f, 0.002105488f, 0.09171453f, 0.16601396f, 0.00023225175f, 0.00018336141f, 0.06028772f, 0.056553476f, 0.014647302f, 0.08539056f, 0.077672705f, 0.00029877786f, 0.00030418733f, 0.029146504f, 0.02543708f, 0.0015718817f, 0.009315081f, 0.0018057332f, 0.002705736f, 0.04964874f, 0.026043927f, 8.590574e-14f, 0.08962357f, 1.2174754e-12f, 0.1459261f, 5.9405224e-08f, 2.685369e-10f, 0.0033418552f, 0.00040270793f, 6.4022454e-10f, 3.3974132e-10f, 0.18179342f, 6.8363435e-09f, 1.0654961e-08f, 0.086511865f, 0.0010792437f, 9.396378e-10f, 9.586933e-09f, 0.03021709f, 0.029033126f, 0.09019257f, 0.08535718f, 0.0066147354f, 0.005604559f, 0.004904289f, 0.000500598f, 0.0066274498f, 0.05014988f, 0.046799242f, 0.08578061f, 0.027266074f, 0.07923531f, 0.0020151748f, 0.005764773f, 0.0067045325f, 0.10453085f, 0.025868338f, 0.018441696f, 0.0048914165f, 0.15379614f, 0.0007842248f, 6.487261e-06f, 4.987049e-05f, 0.111442015f, 0.027109448f, 0.0033144965f, 0.072285846f, 0.058374826f, 0.008734823f, 0.0007279134f, 0.11036593f, 0.015454988f
 };
 
 typedef struct {
@@ -91,7 +109,21 @@ typedef struct {
   /* The raised-cosine hammer (seed 003 eq. 7). */
   int strike_pending, hammer_count, hammer_length;
   float strike_velocity, hammer_velocity;
-  int loaded_point; /* the point whose gains are in gain_a / gain_b; -1: none */
+  int loaded_point; /* the points (key (a P + b) P + c) whose gains are loaded; -1: none */
+  /* Moving contact: on, triangle, smoothed barycentric weights. */
+  int contact_on, contact_triangle;
+  float contact_u_target, contact_u, contact_v_target, contact_v;
+  int first_sample; /* the held parameters are taken over at the first sample (Faust: 1 - 1') */
+  /* Contact models: the selected one, its smoothed controls, and their states. */
+  int excitation;
+  float size_target, size, speed_target, speed, force_target, contact_force;
+  float roughness_target, roughness, friction_target, friction, input_gain_target, input_gain;
+  unsigned int noise;  /* no.noise's LCG: r = 1103515245 r + 12345 (mod 2^32), seed 0 */
+  int burst_count, burst_ramp;       /* hammer envelope */
+  float burst_lp[3];                 /* hammer low-pass */
+  int micro_count, micro_burst, micro_period[3], micro_phase[3];
+  float fractal_x1[10], fractal_y1[10], fractal_b[10], fractal_corner[10];
+  float reson_x1, reson_x2, reson_y1, reson_y2, roll_lp[2];
   BAR_ALIGN float c1[BAR_PADDED_MODES];  /* 2 R cos(theta) */
   BAR_ALIGN float c2[BAR_PADDED_MODES];  /* R^2 */
   BAR_ALIGN float b1[BAR_PADDED_MODES];  /* numerator: velocity from eq. 6's state */
@@ -99,12 +131,14 @@ typedef struct {
   BAR_ALIGN float y1[BAR_PADDED_MODES];  /* y[m-1] */
   BAR_ALIGN float y2[BAR_PADDED_MODES];  /* y[m-2] */
   BAR_ALIGN float gain_a[BAR_OUTPUTS][BAR_PADDED_MODES]; /* point kA, times on */
-  BAR_ALIGN float gain_b[BAR_OUTPUTS][BAR_PADDED_MODES]; /* point kA + 1, times on */
+  BAR_ALIGN float gain_b[BAR_OUTPUTS][BAR_PADDED_MODES]; /* point kB, times on */
+  BAR_ALIGN float gain_c[BAR_OUTPUTS][BAR_PADDED_MODES]; /* point kC, times on */
   BAR_ALIGN float force[BAR_BLOCK];
-  BAR_ALIGN float weight[BAR_BLOCK];
+  BAR_ALIGN float weight[BAR_BLOCK];    /* of point B */
+  BAR_ALIGN float weight_c[BAR_BLOCK];  /* of point C */
   BAR_ALIGN float out_gain[BAR_BLOCK];
   int point_a[BAR_BLOCK];
-  BAR_ALIGN float acc[BAR_OUTPUTS][2][BAR_BLOCK][BAR_LANES];
+  BAR_ALIGN float acc[BAR_OUTPUTS][3][BAR_BLOCK][BAR_LANES];
 } bar_state;
 
 /* Resonator coefficients for the held fundamental and T60 scale at the prepared rate. */
@@ -138,10 +172,20 @@ BAR_INLINE void bar_reset(bar_state* s) {
   for (n = 0; n < BAR_PADDED_MODES; ++n) { s->y1[n] = 0.0f; s->y2[n] = 0.0f; }
   s->glide = 0.0f;
   s->gain = 0.0f;
+  s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
   s->hammer_count = 0;
   s->hammer_length = 1;
   s->hammer_velocity = 0.0f;
+  s->first_sample = 1;
+  s->size = s->speed = s->contact_force = s->roughness = s->friction = s->input_gain = 0.0f;
+  s->noise = 0u;
+  s->burst_count = 0; s->burst_ramp = 1;
+  s->micro_count = 0; s->micro_burst = 1;
+  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0; s->micro_period[n] = 1; }
+  for (n = 0; n < 10; ++n) s->fractal_x1[n] = s->fractal_y1[n] = 0.0f;
+  s->reson_x1 = s->reson_x2 = s->reson_y1 = s->reson_y2 = 0.0f;
+  s->roll_lp[0] = s->roll_lp[1] = 0.0f;
 }
 
 /* Takes over the held parameters (fundamental, T60 scale, hardness, excitation point) now. */
@@ -162,8 +206,25 @@ BAR_INLINE void bar_prepare(bar_state* s, float sample_rate_hz) {
   s->hardness = s->next_hardness = 0.7f;
   s->point = s->next_point = 0.0f;
   s->glide_target = 0.0f;
+  s->contact_on = 0;
+  s->contact_triangle = 0;
+  s->contact_u_target = s->contact_v_target = 0.0f;
   s->gain_target = 0.5f;
   s->smooth_pole = expf(-1.0f / (0.01f * sample_rate_hz));
+  s->excitation = BAR_EXCITE_IMPACT;
+  s->size_target = 0.1f;
+  s->speed_target = 0.3f;
+  s->force_target = 0.5f;
+  s->roughness_target = 1.0f;
+  s->friction_target = 0.3f;
+  s->input_gain_target = 1.0f;
+  {
+    int k;
+    for (k = 0; k < 10; ++k) {
+      s->fractal_corner[k] = 20.0f * powf(2.0f, (float)k);  /* octave-spaced, 20 Hz .. 10 kHz */
+      s->fractal_b[k] = expf(-(6.28318530717958647692f * s->fractal_corner[k] / sample_rate_hz));
+    }
+  }
   bar_compute_coefficients(s);
   bar_reset(s);
 }
@@ -174,8 +235,147 @@ BAR_INLINE void bar_set_hardness(bar_state* s, float hardness) { s->next_hardnes
 BAR_INLINE void bar_set_excitation_point(bar_state* s, int point) { s->next_point = (float)point; }
 /* Continuous position between the excitation point and the next, in [0, 1]; smoothed. */
 BAR_INLINE void bar_set_glide(bar_state* s, float glide) { s->glide_target = glide; }
+/* Moving contact (seed 003 2.3, Fig. 4): when on, the position is the point of triangle
+ * `triangle` with barycentric weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the
+ * edge); u and v are smoothed. Off: the excitation point and glide. */
+BAR_INLINE void bar_set_contact(bar_state* s, int on, int triangle, float u, float v) {
+  s->contact_on = on && BAR_TRIANGLES > 0;
+  s->contact_triangle = triangle < 0 ? 0 : (triangle >= BAR_TRIANGLES ? (BAR_TRIANGLES > 0 ? BAR_TRIANGLES - 1 : 0) : triangle);
+  s->contact_u_target = u;
+  s->contact_v_target = v;
+}
 /* Output gain; smoothed. */
 BAR_INLINE void bar_set_gain(bar_state* s, float gain) { s->gain_target = gain; }
+
+/* Contact model (BAR_EXCITE_*) and its controls, smoothed like the gain:
+ * size in [0, 1] (hammer and ball: low-pass at (1 - size) 9500 + 500 Hz), speed (m/s),
+ * force (N), roughness (beta of the 1/f^beta profile), friction (Coulomb coefficient),
+ * input gain (live input). */
+BAR_INLINE void bar_set_excitation(bar_state* s, int kind) { s->excitation = kind; }
+BAR_INLINE void bar_set_size(bar_state* s, float size) { s->size_target = size; }
+BAR_INLINE void bar_set_speed(bar_state* s, float mps) { s->speed_target = mps; }
+BAR_INLINE void bar_set_force(bar_state* s, float newtons) { s->force_target = newtons; }
+BAR_INLINE void bar_set_roughness(bar_state* s, float beta) { s->roughness_target = beta; }
+BAR_INLINE void bar_set_friction(bar_state* s, float mu) { s->friction_target = mu; }
+BAR_INLINE void bar_set_input_gain(bar_state* s, float gain) { s->input_gain_target = gain; }
+
+/* One-pole low-pass y = (1 - b) x + b y[-1] (Faust m2dExcite.onePole). */
+BAR_INLINE float bar_one_pole(float* y1, float b, float x) {
+  *y1 = x * (1.0f - b) + b * *y1;
+  return *y1;
+}
+
+/* The force of the selected contact model for one sample, as momentum per sample; trig: a strike
+ * starts on this sample; in: the live input sample. The same recursions as the Faust m2dExcite
+ * environment (see there for the papers and equations). */
+BAR_INLINE float bar_contact_force(bar_state* s, int trig, float in) {
+  const float two_pi = 6.28318530717958647692f, sr = s->sample_rate_hz;
+  const float p = s->smooth_pole;
+  float noise, x = 0.0f;
+  int k;
+  s->noise = s->noise * 1103515245u + 12345u;
+  noise = (float)(int)s->noise * (1.0f / 2147483647.0f);  /* no.noise */
+  s->size = s->size_target * (1.0f - p) + p * s->size;
+  s->speed = s->speed_target * (1.0f - p) + p * s->speed;
+  s->contact_force = s->force_target * (1.0f - p) + p * s->contact_force;
+  s->roughness = s->roughness_target * (1.0f - p) + p * s->roughness;
+  s->friction = s->friction_target * (1.0f - p) + p * s->friction;
+  s->input_gain = s->input_gain_target * (1.0f - p) + p * s->input_gain;
+  if (trig) {
+    s->hammer_velocity = s->strike_velocity;
+    /* Contact time 0.2 ms (hardness 1) to 10 ms (hardness 0). */
+    s->hammer_length = (int)(0.0002f * powf(50.0f, 1.0f - s->hardness) * sr + 0.5f);
+    if (s->hammer_length < 1) s->hammer_length = 1;
+    s->hammer_count = s->hammer_length;
+    s->burst_ramp = (int)(((1.0f - s->hardness) * 0.01f + 0.001f) * sr + 0.5f);
+    if (s->burst_ramp < 1) s->burst_ramp = 1;
+    s->burst_count = 2 * s->burst_ramp;
+    s->micro_burst = (int)(0.02f * sr + 0.5f);
+    if (s->micro_burst < 1) s->micro_burst = 1;
+    s->micro_count = s->micro_burst;
+    for (k = 0; k < 3; ++k) {
+      float f = s->fundamental_hz * bar_micro_ratio[k];
+      s->micro_period[k] = (int)(sr / (f > 1.0f ? f : 1.0f) + 0.5f);
+      if (s->micro_period[k] < 1) s->micro_period[k] = 1;
+      s->micro_phase[k] = 0;
+    }
+  } else {
+    if (s->hammer_count > 0) --s->hammer_count;
+    if (s->burst_count > 0) --s->burst_count;
+    if (s->micro_count > 0) --s->micro_count;
+    for (k = 0; k < 3; ++k) s->micro_phase[k] = (s->micro_phase[k] + 1) % s->micro_period[k];
+  }
+  switch (s->excitation) {
+    case BAR_EXCITE_IMPACT:
+    case BAR_EXCITE_MICRO:
+      /* Seed 003 eq. 7: F(t) = Fmax (1 - cos(2 pi t / T)), scaled to deliver `velocity` in total. */
+      x = s->hammer_count > 0
+              ? s->hammer_velocity *
+                    (1.0f - cosf(two_pi * (float)(s->hammer_length - s->hammer_count) /
+                                 (float)s->hammer_length)) /
+                    (float)s->hammer_length
+              : 0.0f;
+      if (s->excitation == BAR_EXCITE_MICRO) {
+        /* Seed 002: impulse trains at the dominant modal frequencies for 20 ms after the impact. */
+        const float env = (float)s->micro_count / (float)s->micro_burst;
+        const int pulses = (s->micro_phase[0] == 0) + (s->micro_phase[1] == 0) + (s->micro_phase[2] == 0);
+        x += (float)pulses * (0.1f * s->hardness * s->hammer_velocity * env * env);
+      }
+      break;
+    case BAR_EXCITE_HAMMER: {
+      /* Seed 004 3.3: noise burst, linear attack-release envelope, three one-pole low-passes. */
+      const int since = 2 * s->burst_ramp - s->burst_count;
+      const float env = s->burst_count > 0
+                            ? (since < s->burst_ramp ? (float)since : (float)(2 * s->burst_ramp - since)) /
+                                  (float)s->burst_ramp
+                            : 0.0f;
+      const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
+      x = noise * env * s->hammer_velocity / sqrtf((float)s->burst_ramp);
+      for (k = 0; k < 3; ++k) x = bar_one_pole(&s->burst_lp[k], b, x);
+      break;
+    }
+    case BAR_EXCITE_SCRAPE:
+    case BAR_EXCITE_ROLL: {
+      /* Seed 002: fractal 1/f^beta noise (ten octave-spaced shelving sections, pole p_k, zero
+       * p_k 2^(beta/2)) through a reson at 2000 Hz per m/s, quality 4, level friction * force. */
+      float fractal = noise, fc, r, c1, c2, u, y;
+      const int rolling = s->excitation == BAR_EXCITE_ROLL;
+      const float zero_ratio = powf(2.0f, 0.5f * s->roughness);
+      for (k = 0; k < 10; ++k) {
+        const float b = s->fractal_b[k];
+        const float c = expf(-(two_pi * s->fractal_corner[k] * zero_ratio / sr));
+        const float out = (fractal - c * s->fractal_x1[k]) * ((1.0f - b) / (1.0f - c)) + b * s->fractal_y1[k];
+        s->fractal_x1[k] = fractal;
+        s->fractal_y1[k] = out;
+        fractal = out;
+      }
+      fractal *= 0.5f * powf(50.0f, 0.5f * s->roughness);
+      fc = s->speed * 2000.0f;
+      if (fc < 10.0f) fc = 10.0f;
+      r = expf(-(3.14159265358979323846f * fc / (4.0f * sr)));
+      c1 = 2.0f * r * cosf(two_pi * fc / sr);
+      c2 = r * r;
+      u = (fractal - s->reson_x2) * (0.5f * (1.0f - r * r));
+      y = u + (c1 * s->reson_y1 - c2 * s->reson_y2);
+      s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
+      s->reson_y2 = s->reson_y1; s->reson_y1 = y;
+      x = y * ((rolling ? 1.0f : s->friction) * s->contact_force);
+      if (rolling) {
+        /* The ball's size: two one-poles at (1 - size) 9500 + 500 Hz. */
+        const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
+        x = bar_one_pole(&s->roll_lp[0], b, x);
+        x = bar_one_pole(&s->roll_lp[1], b, x);
+      }
+      break;
+    }
+    case BAR_EXCITE_INPUT:
+      x = in * s->input_gain;
+      break;
+    default:
+      break;
+  }
+  return x;
+}
 
 /* Strikes with the held parameters at the next processed sample; velocity scales the momentum. */
 BAR_INLINE void bar_strike(bar_state* s, float velocity) {
@@ -193,23 +393,27 @@ BAR_INLINE void bar_strike_at(bar_state* s, float position, float velocity) {
   bar_strike(s, velocity);
 }
 
-BAR_INLINE void bar_load_point(bar_state* s, int point_a) {
-  const int point_b = point_a + 1 < BAR_POINTS ? point_a + 1 : BAR_POINTS - 1;
+BAR_INLINE void bar_load_points(bar_state* s, int key) {
+  const int point_c = key % BAR_POINTS;
+  const int point_b = (key / BAR_POINTS) % BAR_POINTS;
+  const int point_a = key / (BAR_POINTS * BAR_POINTS);
   int l, n;
   for (l = 0; l < BAR_OUTPUTS; ++l) {
     const float* ga = bar_gain + ((long)l * BAR_POINTS + point_a) * BAR_MODES;
     const float* gb = bar_gain + ((long)l * BAR_POINTS + point_b) * BAR_MODES;
+    const float* gc = bar_gain + ((long)l * BAR_POINTS + point_c) * BAR_MODES;
     for (n = 0; n < BAR_PADDED_MODES; ++n) {
       s->gain_a[l][n] = n < BAR_MODES ? ga[n] * s->on[n] : 0.0f;
       s->gain_b[l][n] = n < BAR_MODES ? gb[n] * s->on[n] : 0.0f;
+      s->gain_c[l][n] = n < BAR_MODES ? gc[n] * s->on[n] : 0.0f;
     }
   }
-  s->loaded_point = point_a;
+  s->loaded_point = key;
 }
 
 /* The resonator bank over samples [m0, m1) of the block: eq. 6, then the velocity numerator,
  * accumulated per lane for point A (and point B when cross-fading). */
-BAR_INLINE void bar_run_modes(bar_state* s, int m0, int m1, int crossfade) {
+BAR_INLINE void bar_run_modes(bar_state* s, int m0, int m1, int crossfade, int third) {
   int base, m, j, l;
   for (base = 0; base < BAR_PADDED_MODES; base += BAR_LANES) {
     float y1[BAR_LANES], y2[BAR_LANES], c1[BAR_LANES], c2[BAR_LANES], b1[BAR_LANES];
@@ -235,6 +439,11 @@ BAR_INLINE void bar_run_modes(bar_state* s, int m0, int m1, int crossfade) {
           float* BAR_RESTRICT acc_b = s->acc[l][1][m];
           for (j = 0; j < BAR_LANES; ++j) acc_b[j] += v[j] * gb[j];
         }
+        if (third) {
+          const float* BAR_RESTRICT gc = s->gain_c[l] + base;
+          float* BAR_RESTRICT acc_c = s->acc[l][2][m];
+          for (j = 0; j < BAR_LANES; ++j) acc_c[j] += v[j] * gc[j];
+        }
       }
     }
     for (j = 0; j < BAR_LANES; ++j) { s->y1[base + j] = y1[j]; s->y2[base + j] = y2[j]; }
@@ -251,54 +460,67 @@ BAR_INLINE void bar_process(bar_state* s, const float* in, float* const* outs, i
     for (m = 0; m < count; ++m) {
       float position, x;
       int point_a;
+      int trig = 0;
+      if (s->first_sample) {
+        s->first_sample = 0;
+        bar_apply(s);
+      }
       if (s->strike_pending) {
         s->strike_pending = 0;
         bar_apply(s);
-        s->hammer_velocity = s->strike_velocity;
-        /* Contact time 0.2 ms (hardness 1) to 10 ms (hardness 0). */
-        s->hammer_length = (int)(0.0002f * powf(50.0f, 1.0f - s->hardness) * s->sample_rate_hz + 0.5f);
-        if (s->hammer_length < 1) s->hammer_length = 1;
-        s->hammer_count = s->hammer_length;
-      } else if (s->hammer_count > 0) {
-        --s->hammer_count;
+        trig = 1;
       }
-      /* Seed 003 eq. 7: F(t) = Fmax (1 - cos(2 pi t / T)), scaled to deliver `velocity` in total. */
-      x = s->hammer_count > 0
-              ? s->hammer_velocity *
-                    (1.0f - cosf(6.28318530717958647692f * (float)(s->hammer_length - s->hammer_count) /
-                                 (float)s->hammer_length)) /
-                    (float)s->hammer_length
-              : 0.0f;
-      s->force[m] = in ? in[m] + x : x;
+      x = bar_contact_force(s, trig, in ? in[m] : 0.0f);
+      /* The input is the force itself (the effect), unless the live-input model scales it. */
+      s->force[m] = in && s->excitation != BAR_EXCITE_INPUT ? in[m] + x : x;
       s->glide = s->glide_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->glide;
       s->gain = s->gain_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->gain;
-      position = s->point + s->glide;
-      if (position > (float)(BAR_POINTS - 1)) position = (float)(BAR_POINTS - 1);
-      if (position < 0.0f) position = 0.0f;
-      point_a = (int)position;
-      if (point_a > BAR_POINTS - 2) point_a = BAR_POINTS - 2 > 0 ? BAR_POINTS - 2 : 0;
-      s->point_a[m] = point_a;
-      s->weight[m] = position - (float)point_a;
+      s->contact_u = s->contact_u_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_u;
+      s->contact_v = s->contact_v_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_v;
+      if (s->contact_on) {
+        /* Barycentric gains over the triangle (seed 003 2.3): (1 - u - v) gA + u gB + v gC. */
+        const int* t = bar_triangle[s->contact_triangle];
+        const float sum = s->contact_u + s->contact_v;
+        const float scale = sum > 1.0f ? sum : 1.0f;
+        s->point_a[m] = (t[0] * BAR_POINTS + t[1]) * BAR_POINTS + t[2];
+        s->weight[m] = s->contact_u / scale;
+        s->weight_c[m] = s->contact_v / scale;
+      } else {
+        int point_b;
+        position = s->point + s->glide;
+        if (position > (float)(BAR_POINTS - 1)) position = (float)(BAR_POINTS - 1);
+        if (position < 0.0f) position = 0.0f;
+        point_a = (int)position;
+        if (point_a > BAR_POINTS - 2) point_a = BAR_POINTS - 2 > 0 ? BAR_POINTS - 2 : 0;
+        point_b = point_a + 1 < BAR_POINTS ? point_a + 1 : BAR_POINTS - 1;
+        s->point_a[m] = (point_a * BAR_POINTS + point_b) * BAR_POINTS + point_b;
+        s->weight[m] = position - (float)point_a;
+        s->weight_c[m] = 0.0f;
+      }
       s->out_gain[m] = s->gain;
     }
     for (l = 0; l < BAR_OUTPUTS; ++l)
       for (m = 0; m < count; ++m)
-        for (j = 0; j < BAR_LANES; ++j) { s->acc[l][0][m][j] = 0.0f; s->acc[l][1][m][j] = 0.0f; }
+        for (j = 0; j < BAR_LANES; ++j) { s->acc[l][0][m][j] = 0.0f; s->acc[l][1][m][j] = 0.0f; s->acc[l][2][m][j] = 0.0f; }
     /* Runs of samples with the same pair of points; cross-fade only where the weight is not 0. */
     start = 0;
     while (start < count) {
-      int end = start + 1, crossfade = s->weight[start] != 0.0f;
+      int end = start + 1, crossfade = s->weight[start] != 0.0f, third = s->weight_c[start] != 0.0f;
       while (end < count && s->point_a[end] == s->point_a[start]) {
         crossfade |= s->weight[end] != 0.0f;
+        third |= s->weight_c[end] != 0.0f;
         ++end;
       }
-      if (s->loaded_point != s->point_a[start]) bar_load_point(s, s->point_a[start]);
-      bar_run_modes(s, start, end, crossfade);
+      if (s->loaded_point != s->point_a[start]) bar_load_points(s, s->point_a[start]);
+      bar_run_modes(s, start, end, crossfade, third);
       for (m = start; m < end; ++m)
         for (l = 0; l < BAR_OUTPUTS; ++l) {
-          float a = 0.0f, b = 0.0f;
-          for (j = 0; j < BAR_LANES; ++j) { a += s->acc[l][0][m][j]; b += s->acc[l][1][m][j]; }
-          outs[l][done + m] = (crossfade ? a + s->weight[m] * (b - a) : a) * s->out_gain[m];
+          float a = 0.0f, b = 0.0f, c = 0.0f, y;
+          for (j = 0; j < BAR_LANES; ++j) { a += s->acc[l][0][m][j]; b += s->acc[l][1][m][j]; c += s->acc[l][2][m][j]; }
+          /* The Faust bank's mix: A + wB (B - A) + wC (C - A). */
+          y = crossfade ? a + s->weight[m] * (b - a) : a;
+          if (third) y += s->weight_c[m] * (c - a);
+          outs[l][done + m] = y * s->out_gain[m];
         }
       start = end;
     }
@@ -329,6 +551,20 @@ class Bar {
   // Continuous, smoothed.
   void setGlide(float glide) { bar_set_glide(&state_, glide); }
   void setGain(float gain) { bar_set_gain(&state_, gain); }
+  // Moving contact: triangle of the model's triangulation and barycentric (u, v), smoothed.
+  static constexpr int kTriangles = BAR_TRIANGLES;
+  void setContact(bool on, int triangle, float u, float v) { bar_set_contact(&state_, on ? 1 : 0, triangle, u, v); }
+  // Contact model (BAR_EXCITE_*) and its continuous controls (smoothed).
+  void setExcitation(int kind) { bar_set_excitation(&state_, kind); }
+  void setSize(float size) { bar_set_size(&state_, size); }
+  void setSpeed(float mps) { bar_set_speed(&state_, mps); }
+  void setForce(float newtons) { bar_set_force(&state_, newtons); }
+  void setRoughness(float beta) { bar_set_roughness(&state_, beta); }
+  void setFriction(float mu) { bar_set_friction(&state_, mu); }
+  void setInputGain(float gain) { bar_set_input_gain(&state_, gain); }
+  // The next sample of the selected contact model's force alone (advances its state): what
+  // process() feeds the modes. For analysis and tests.
+  float contactForce(bool trig, float in = 0.0f) { return bar_contact_force(&state_, trig ? 1 : 0, in); }
   // position in [0, kExcitationPoints - 1]; velocity scales the momentum of the strike.
   void strike(float position, float velocity = 1.0f) { bar_strike_at(&state_, position, velocity); }
   // in: force (momentum per sample) or nullptr; out: output 0. n: any length.

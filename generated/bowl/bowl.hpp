@@ -10,7 +10,7 @@
  * input at the same sample rate the two agree to float precision.
  *
  * Use (C++):
- *   mesh2dsp_models::Bowl model;      // ~18 KiB of state: make it static or a member
+ *   mesh2dsp_models::Bowl model;      // ~27 KiB of state: make it static or a member
  *   model.prepare(48000.0f);                    // coefficients from the sample rate, never baked
  *   model.strike(0.0f, 1.0f);                   // excitation point 0, unit momentum
  *   model.process(nullptr, out, 256);           // nullptr: no external force input
@@ -24,7 +24,7 @@
  * the filter reproduces exactly at the sampling instants (impulse invariance): the all-pole part
  * is eq. 6, the one-zero numerator 1 + b1 z^-1 turns its sine response into the velocity.
  * Output the surface velocity at the struck point along the strike direction (contact microphone). Every gain carries the overall normalisation
- * 0.02167921167323849 (1 / the largest sum of |gains| over points and outputs), so a unit-momentum
+ * 0.021679211673192898 (1 / the largest sum of |gains| over points and outputs), so a unit-momentum
  * strike starts at most at 1. Modes at or above Nyquist are switched off at prepare.
  *
  * State is laid out as structure-of-arrays, BOWL_LANES modes side by side, so the compiler
@@ -41,6 +41,7 @@
 #define BOWL_POINTS 8
 #define BOWL_OUTPUTS 1
 #define BOWL_FUNDAMENTAL_HZ 1442.1559
+#define BOWL_TRIANGLES 12
 /* Modes computed side by side: 32 lets GCC vectorise the mode loops on SSE/AVX/AVX-512/NEON
  * hosts (at 16 it unrolls them into scalar code instead); 1 suits a Cortex-M4F (no SIMD). */
 #ifndef BOWL_LANES
@@ -74,9 +75,26 @@ static const float bowl_frequency_ratio[BOWL_MODES] = {
 static const float bowl_decay_per_s[BOWL_MODES] = {
 3.7316163f, 3.7320354f, 10.688521f, 10.689573f, 28.8371f, 28.8512f, 64.08361f, 64.10543f, 95.185165f, 95.79602f, 95.796524f, 115.14232f, 115.14601f, 120.69924f, 123.26761f, 123.29297f, 144.14912f, 144.15442f, 147.06639f, 147.07568f, 173.63202f, 173.63417f, 190.62505f, 194.233f, 194.3156f, 199.24399f, 199.28534f, 214.27089f, 214.35352f
 };
+/* Contact models (the Faust m2dExcite environment, templates/faust/excitations.lib.mustache):
+ * bowl_set_excitation takes one of these. The Faust menu lists only the models compiled in
+ * with generate --excitation, in this order. */
+#define BOWL_EXCITE_IMPACT 0 /* seed 003 eq. 7 raised cosine */
+#define BOWL_EXCITE_HAMMER 1 /* seed 004 3.3 noise burst, attack-release, low-pass */
+#define BOWL_EXCITE_MICRO 2  /* seed 002 impact + micro-collision impulse trains */
+#define BOWL_EXCITE_SCRAPE 3 /* seed 002 fractal noise through a speed-tuned reson */
+#define BOWL_EXCITE_ROLL 4   /* seed 002 scrape + size low-pass */
+#define BOWL_EXCITE_INPUT 5  /* seed 003 3.4 the input signal is the force */
+/* Frequency ratios of the three dominant modes (largest gain at point 0): the micro-collision
+ * impulse trains. */
+static const float bowl_micro_ratio[3] = { 7.0712285f, 9.903373f, 13.1128f };
+
+/* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
+ * triangle and barycentric weights (u, v) toward its second and third point (seed 003 2.3). */
+static const int bowl_triangle[12][3] = { {0, 3, 2}, {0, 2, 5}, {0, 4, 3}, {0, 5, 4}, {1, 2, 3}, {1, 6, 2}, {1, 3, 7}, {1, 7, 6}, {2, 6, 5}, {3, 4, 7}, {4, 5, 6}, {4, 6, 7} };
+
 /* Normalised gain of mode n at output l for excitation point k: [(l * POINTS + k) * MODES + n]. */
 static const float bowl_gain[BOWL_OUTPUTS * BOWL_POINTS * BOWL_MODES] = {
-0.024638042f, 0.0054128594f, 0.01788784f, 0.043056265f, 0.061445486f, 0.021884123f, 0.09463647f, 0.0033650713f, 0.002091498f, 0.0070354496f, 0.05881758f, 0.04970895f, 0.0032717697f, 0.05659953f, 0.0131129455f, 0.095162414f, 0.015843589f, 0.062414836f, 0.00011338653f, 0.048464507f, 0.023019016f, 0.012225261f, 0.035138723f, 0.040498067f, 0.040277995f, 0.036104795f, 0.010290618f, 0.070927225f, 0.044104714f, 0.024654098f, 0.0054170066f, 0.017913068f, 0.043116238f, 0.061506253f, 0.021940013f, 0.09495593f, 0.0033637672f, 0.0020869677f, 0.0070388354f, 0.05882051f, 0.04977188f, 0.0032577757f, 0.05662045f, 0.013123474f, 0.09539375f, 0.015907245f, 0.06256887f, 0.00010750968f, 0.048830334f, 0.02298918f, 0.012218007f, 0.03517185f, 0.040556706f, 0.040427428f, 0.035861995f, 0.010368416f, 0.07115465f, 0.044857793f, 0.024641734f, 0.0054153516f, 0.043059725f, 0.017897142f, 0.06145564f, 0.02187986f, 0.0033653474f, 0.09481176f, 0.0020864827f, 0.058801807f, 0.0070378804f, 0.04977632f, 0.0032740457f, 0.056572724f, 0.013093417f, 0.09520654f, 0.062691614f, 0.016024366f, 0.04837063f, 9.369062e-05f, 0.02298467f, 0.012214071f, 0.035607316f, 0.041300125f, 0.040148236f, 0.035454556f, 0.010128258f, 0.044602048f, 0.07062621f, 0.024639977f, 0.0054228753f, 0.043118414f, 0.01786858f, 0.06138163f, 0.021950154f, 0.0033388871f, 0.094723016f, 0.0020848045f, 0.05881741f, 0.007041451f, 0.049786553f, 0.0032711485f, 0.056547534f, 0.013104718f, 0.09525943f, 0.062587686f, 0.016066171f, 0.048342224f, 0.00010173662f, 0.022985423f, 0.012213648f, 0.03551128f, 0.04127197f, 0.04021266f, 0.0351336f, 0.01019444f, 0.044265624f, 0.071344376f, 2.7055665e-12f, 6.147541e-13f, 1.8067988e-13f, 4.8375483e-15f, 7.0980233e-13f, 2.6392196e-11f, 5.055371e-12f, 6.9599114e-12f, 0.12042273f, 1.1338792e-09f, 6.5989003e-10f, 1.579785e-09f, 2.047507e-09f, 0.097690195f, 1.9751973e-09f, 1.3077474e-09f, 4.9752282e-09f, 7.70118e-09f, 9.277735e-11f, 4.7620113e-10f, 1.1695593e-09f, 1.5312922e-09f, 0.28850526f, 1.0383276e-08f, 1.0255941e-06f, 4.7188564e-06f, 7.485684e-07f, 3.3119587e-09f, 6.001835e-08f, 0.00513461f, 0.017207637f, 0.012704761f, 0.001218894f, 0.006039249f, 0.003566233f, 0.004078675f, 0.003554762f, 0.020406742f, 0.007733893f, 0.0015738f, 0.0020559246f, 0.05176092f, 0.010454086f, 0.004858879f, 0.0017858018f, 0.054807436f, 0.004965524f, 0.04114085f, 0.047814757f, 0.0007214967f, 0.001633293f, 0.009360513f, 0.01719624f, 0.021638807f, 0.073186904f, 0.03581968f, 0.00068372383f, 0.0049571465f, 0.005132828f, 0.017210692f, 0.0012144259f, 0.012707764f, 0.0060409224f, 0.0035553654f, 0.003533731f, 0.00408885f, 0.020404246f, 0.0015718917f, 0.007734714f, 0.0020459418f, 0.05177183f, 0.010481694f, 0.0048611565f, 0.0017679274f, 0.0048275557f, 0.05463692f, 0.04825206f, 0.041057684f, 0.00071794185f, 0.0016298327f, 0.009257037f, 0.016390244f, 0.021873005f, 0.073384695f, 0.03608057f, 0.005062553f, 0.000650784f, 0.005136873f, 0.017213061f, 0.012713718f, 0.0012192372f, 0.006039018f, 0.0035682165f, 0.0040853983f, 0.0035500033f, 0.02041618f, 0.007728299f, 0.001571447f, 0.0020427585f, 0.051799174f, 0.010454896f, 0.004860806f, 0.0017796772f, 0.054874506f, 0.0049462467f, 0.041002996f, 0.048065342f, 0.0007206097f, 0.0016378919f, 0.00941281f, 0.017202694f, 0.021784607f, 0.07278542f, 0.036142f, 0.00068316277f, 0.0050832946f
+0.024638044f, 0.005412858f, 0.017887842f, 0.043056265f, 0.06144549f, 0.021884121f, 0.09463647f, 0.0033650687f, 0.002091498f, 0.007035439f, 0.05881759f, 0.049708955f, 0.0032717662f, 0.05659953f, 0.013112945f, 0.09516242f, 0.015843567f, 0.06241486f, 0.000113386115f, 0.048464507f, 0.023019023f, 0.012225254f, 0.035138723f, 0.04049807f, 0.040277995f, 0.03610479f, 0.010290619f, 0.07092722f, 0.044104714f, 0.024654098f, 0.0054170056f, 0.01791307f, 0.043116238f, 0.061506256f, 0.021940013f, 0.094955936f, 0.0033637646f, 0.0020869677f, 0.0070388247f, 0.058820516f, 0.049771883f, 0.0032577724f, 0.05662045f, 0.013123473f, 0.09539375f, 0.015907222f, 0.062568896f, 0.00010750927f, 0.048830334f, 0.022989186f, 0.012218f, 0.03517185f, 0.040556706f, 0.040427428f, 0.035861995f, 0.010368417f, 0.07115465f, 0.044857793f, 0.024641735f, 0.0054153507f, 0.04305972f, 0.017897144f, 0.061455645f, 0.021879857f, 0.003365345f, 0.09481176f, 0.002086483f, 0.05880182f, 0.0070378697f, 0.049776323f, 0.0032740424f, 0.056572724f, 0.013093416f, 0.095206544f, 0.06269164f, 0.016024344f, 0.04837063f, 9.369026e-05f, 0.022984678f, 0.0122140655f, 0.035607316f, 0.041300125f, 0.040148232f, 0.035454553f, 0.01012826f, 0.04460205f, 0.07062621f, 0.024639979f, 0.0054228744f, 0.04311841f, 0.017868582f, 0.061381634f, 0.021950154f, 0.0033388846f, 0.094723016f, 0.0020848045f, 0.05881742f, 0.0070414403f, 0.049786557f, 0.0032711453f, 0.056547534f, 0.013104717f, 0.09525943f, 0.06258771f, 0.016066147f, 0.048342224f, 0.000101736245f, 0.022985429f, 0.012213642f, 0.03551128f, 0.041271973f, 0.040212657f, 0.0351336f, 0.010194441f, 0.044265628f, 0.071344376f, 2.7055669e-12f, 6.147542e-13f, 1.8067789e-13f, 4.8374856e-15f, 7.0980055e-13f, 2.6392145e-11f, 5.055328e-12f, 6.9597704e-12f, 0.12042273f, 1.1339294e-09f, 6.5987504e-10f, 1.5797916e-09f, 2.0475173e-09f, 0.097690195f, 1.9751907e-09f, 1.3077341e-09f, 4.9752265e-09f, 7.701176e-09f, 9.2777445e-11f, 4.762035e-10f, 1.1695577e-09f, 1.5312905e-09f, 0.28850526f, 1.0383304e-08f, 1.0255952e-06f, 4.7188573e-06f, 7.4856837e-07f, 3.3119614e-09f, 6.0018316e-08f, 0.005134609f, 0.01720764f, 0.012704761f, 0.0012188938f, 0.0060392492f, 0.0035662327f, 0.004078674f, 0.0035547628f, 0.020406742f, 0.0077338913f, 0.0015738019f, 0.002055922f, 0.05176092f, 0.010454086f, 0.004858879f, 0.0017858017f, 0.054807425f, 0.0049655363f, 0.041140843f, 0.047814764f, 0.0007214963f, 0.0016332933f, 0.009360513f, 0.01719624f, 0.021638807f, 0.0731869f, 0.035819683f, 0.0006837238f, 0.0049571465f, 0.0051328274f, 0.017210692f, 0.0012144257f, 0.012707764f, 0.0060409224f, 0.0035553651f, 0.0035337314f, 0.0040888498f, 0.020404246f, 0.0015718936f, 0.007734712f, 0.002045939f, 0.051771834f, 0.010481695f, 0.004861157f, 0.0017679274f, 0.0048275674f, 0.05463691f, 0.04825207f, 0.041057672f, 0.0007179415f, 0.001629833f, 0.009257037f, 0.016390244f, 0.021873005f, 0.073384695f, 0.036080573f, 0.0050625536f, 0.00065078394f, 0.005136872f, 0.017213061f, 0.012713718f, 0.0012192369f, 0.0060390183f, 0.0035682162f, 0.004085398f, 0.0035500037f, 0.02041618f, 0.0077282973f, 0.0015714489f, 0.0020427557f, 0.051799178f, 0.010454896f, 0.004860806f, 0.0017796771f, 0.054874495f, 0.004946259f, 0.04100299f, 0.04806535f, 0.00072060927f, 0.0016378922f, 0.00941281f, 0.017202692f, 0.021784607f, 0.072785415f, 0.036142003f, 0.00068316277f, 0.0050832946f
 };
 
 typedef struct {
@@ -91,7 +109,21 @@ typedef struct {
   /* The raised-cosine hammer (seed 003 eq. 7). */
   int strike_pending, hammer_count, hammer_length;
   float strike_velocity, hammer_velocity;
-  int loaded_point; /* the point whose gains are in gain_a / gain_b; -1: none */
+  int loaded_point; /* the points (key (a P + b) P + c) whose gains are loaded; -1: none */
+  /* Moving contact: on, triangle, smoothed barycentric weights. */
+  int contact_on, contact_triangle;
+  float contact_u_target, contact_u, contact_v_target, contact_v;
+  int first_sample; /* the held parameters are taken over at the first sample (Faust: 1 - 1') */
+  /* Contact models: the selected one, its smoothed controls, and their states. */
+  int excitation;
+  float size_target, size, speed_target, speed, force_target, contact_force;
+  float roughness_target, roughness, friction_target, friction, input_gain_target, input_gain;
+  unsigned int noise;  /* no.noise's LCG: r = 1103515245 r + 12345 (mod 2^32), seed 0 */
+  int burst_count, burst_ramp;       /* hammer envelope */
+  float burst_lp[3];                 /* hammer low-pass */
+  int micro_count, micro_burst, micro_period[3], micro_phase[3];
+  float fractal_x1[10], fractal_y1[10], fractal_b[10], fractal_corner[10];
+  float reson_x1, reson_x2, reson_y1, reson_y2, roll_lp[2];
   BOWL_ALIGN float c1[BOWL_PADDED_MODES];  /* 2 R cos(theta) */
   BOWL_ALIGN float c2[BOWL_PADDED_MODES];  /* R^2 */
   BOWL_ALIGN float b1[BOWL_PADDED_MODES];  /* numerator: velocity from eq. 6's state */
@@ -99,12 +131,14 @@ typedef struct {
   BOWL_ALIGN float y1[BOWL_PADDED_MODES];  /* y[m-1] */
   BOWL_ALIGN float y2[BOWL_PADDED_MODES];  /* y[m-2] */
   BOWL_ALIGN float gain_a[BOWL_OUTPUTS][BOWL_PADDED_MODES]; /* point kA, times on */
-  BOWL_ALIGN float gain_b[BOWL_OUTPUTS][BOWL_PADDED_MODES]; /* point kA + 1, times on */
+  BOWL_ALIGN float gain_b[BOWL_OUTPUTS][BOWL_PADDED_MODES]; /* point kB, times on */
+  BOWL_ALIGN float gain_c[BOWL_OUTPUTS][BOWL_PADDED_MODES]; /* point kC, times on */
   BOWL_ALIGN float force[BOWL_BLOCK];
-  BOWL_ALIGN float weight[BOWL_BLOCK];
+  BOWL_ALIGN float weight[BOWL_BLOCK];    /* of point B */
+  BOWL_ALIGN float weight_c[BOWL_BLOCK];  /* of point C */
   BOWL_ALIGN float out_gain[BOWL_BLOCK];
   int point_a[BOWL_BLOCK];
-  BOWL_ALIGN float acc[BOWL_OUTPUTS][2][BOWL_BLOCK][BOWL_LANES];
+  BOWL_ALIGN float acc[BOWL_OUTPUTS][3][BOWL_BLOCK][BOWL_LANES];
 } bowl_state;
 
 /* Resonator coefficients for the held fundamental and T60 scale at the prepared rate. */
@@ -138,10 +172,20 @@ BOWL_INLINE void bowl_reset(bowl_state* s) {
   for (n = 0; n < BOWL_PADDED_MODES; ++n) { s->y1[n] = 0.0f; s->y2[n] = 0.0f; }
   s->glide = 0.0f;
   s->gain = 0.0f;
+  s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
   s->hammer_count = 0;
   s->hammer_length = 1;
   s->hammer_velocity = 0.0f;
+  s->first_sample = 1;
+  s->size = s->speed = s->contact_force = s->roughness = s->friction = s->input_gain = 0.0f;
+  s->noise = 0u;
+  s->burst_count = 0; s->burst_ramp = 1;
+  s->micro_count = 0; s->micro_burst = 1;
+  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0; s->micro_period[n] = 1; }
+  for (n = 0; n < 10; ++n) s->fractal_x1[n] = s->fractal_y1[n] = 0.0f;
+  s->reson_x1 = s->reson_x2 = s->reson_y1 = s->reson_y2 = 0.0f;
+  s->roll_lp[0] = s->roll_lp[1] = 0.0f;
 }
 
 /* Takes over the held parameters (fundamental, T60 scale, hardness, excitation point) now. */
@@ -162,8 +206,25 @@ BOWL_INLINE void bowl_prepare(bowl_state* s, float sample_rate_hz) {
   s->hardness = s->next_hardness = 0.7f;
   s->point = s->next_point = 0.0f;
   s->glide_target = 0.0f;
+  s->contact_on = 0;
+  s->contact_triangle = 0;
+  s->contact_u_target = s->contact_v_target = 0.0f;
   s->gain_target = 0.5f;
   s->smooth_pole = expf(-1.0f / (0.01f * sample_rate_hz));
+  s->excitation = BOWL_EXCITE_IMPACT;
+  s->size_target = 0.1f;
+  s->speed_target = 0.3f;
+  s->force_target = 0.5f;
+  s->roughness_target = 1.0f;
+  s->friction_target = 0.3f;
+  s->input_gain_target = 1.0f;
+  {
+    int k;
+    for (k = 0; k < 10; ++k) {
+      s->fractal_corner[k] = 20.0f * powf(2.0f, (float)k);  /* octave-spaced, 20 Hz .. 10 kHz */
+      s->fractal_b[k] = expf(-(6.28318530717958647692f * s->fractal_corner[k] / sample_rate_hz));
+    }
+  }
   bowl_compute_coefficients(s);
   bowl_reset(s);
 }
@@ -174,8 +235,147 @@ BOWL_INLINE void bowl_set_hardness(bowl_state* s, float hardness) { s->next_hard
 BOWL_INLINE void bowl_set_excitation_point(bowl_state* s, int point) { s->next_point = (float)point; }
 /* Continuous position between the excitation point and the next, in [0, 1]; smoothed. */
 BOWL_INLINE void bowl_set_glide(bowl_state* s, float glide) { s->glide_target = glide; }
+/* Moving contact (seed 003 2.3, Fig. 4): when on, the position is the point of triangle
+ * `triangle` with barycentric weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the
+ * edge); u and v are smoothed. Off: the excitation point and glide. */
+BOWL_INLINE void bowl_set_contact(bowl_state* s, int on, int triangle, float u, float v) {
+  s->contact_on = on && BOWL_TRIANGLES > 0;
+  s->contact_triangle = triangle < 0 ? 0 : (triangle >= BOWL_TRIANGLES ? (BOWL_TRIANGLES > 0 ? BOWL_TRIANGLES - 1 : 0) : triangle);
+  s->contact_u_target = u;
+  s->contact_v_target = v;
+}
 /* Output gain; smoothed. */
 BOWL_INLINE void bowl_set_gain(bowl_state* s, float gain) { s->gain_target = gain; }
+
+/* Contact model (BOWL_EXCITE_*) and its controls, smoothed like the gain:
+ * size in [0, 1] (hammer and ball: low-pass at (1 - size) 9500 + 500 Hz), speed (m/s),
+ * force (N), roughness (beta of the 1/f^beta profile), friction (Coulomb coefficient),
+ * input gain (live input). */
+BOWL_INLINE void bowl_set_excitation(bowl_state* s, int kind) { s->excitation = kind; }
+BOWL_INLINE void bowl_set_size(bowl_state* s, float size) { s->size_target = size; }
+BOWL_INLINE void bowl_set_speed(bowl_state* s, float mps) { s->speed_target = mps; }
+BOWL_INLINE void bowl_set_force(bowl_state* s, float newtons) { s->force_target = newtons; }
+BOWL_INLINE void bowl_set_roughness(bowl_state* s, float beta) { s->roughness_target = beta; }
+BOWL_INLINE void bowl_set_friction(bowl_state* s, float mu) { s->friction_target = mu; }
+BOWL_INLINE void bowl_set_input_gain(bowl_state* s, float gain) { s->input_gain_target = gain; }
+
+/* One-pole low-pass y = (1 - b) x + b y[-1] (Faust m2dExcite.onePole). */
+BOWL_INLINE float bowl_one_pole(float* y1, float b, float x) {
+  *y1 = x * (1.0f - b) + b * *y1;
+  return *y1;
+}
+
+/* The force of the selected contact model for one sample, as momentum per sample; trig: a strike
+ * starts on this sample; in: the live input sample. The same recursions as the Faust m2dExcite
+ * environment (see there for the papers and equations). */
+BOWL_INLINE float bowl_contact_force(bowl_state* s, int trig, float in) {
+  const float two_pi = 6.28318530717958647692f, sr = s->sample_rate_hz;
+  const float p = s->smooth_pole;
+  float noise, x = 0.0f;
+  int k;
+  s->noise = s->noise * 1103515245u + 12345u;
+  noise = (float)(int)s->noise * (1.0f / 2147483647.0f);  /* no.noise */
+  s->size = s->size_target * (1.0f - p) + p * s->size;
+  s->speed = s->speed_target * (1.0f - p) + p * s->speed;
+  s->contact_force = s->force_target * (1.0f - p) + p * s->contact_force;
+  s->roughness = s->roughness_target * (1.0f - p) + p * s->roughness;
+  s->friction = s->friction_target * (1.0f - p) + p * s->friction;
+  s->input_gain = s->input_gain_target * (1.0f - p) + p * s->input_gain;
+  if (trig) {
+    s->hammer_velocity = s->strike_velocity;
+    /* Contact time 0.2 ms (hardness 1) to 10 ms (hardness 0). */
+    s->hammer_length = (int)(0.0002f * powf(50.0f, 1.0f - s->hardness) * sr + 0.5f);
+    if (s->hammer_length < 1) s->hammer_length = 1;
+    s->hammer_count = s->hammer_length;
+    s->burst_ramp = (int)(((1.0f - s->hardness) * 0.01f + 0.001f) * sr + 0.5f);
+    if (s->burst_ramp < 1) s->burst_ramp = 1;
+    s->burst_count = 2 * s->burst_ramp;
+    s->micro_burst = (int)(0.02f * sr + 0.5f);
+    if (s->micro_burst < 1) s->micro_burst = 1;
+    s->micro_count = s->micro_burst;
+    for (k = 0; k < 3; ++k) {
+      float f = s->fundamental_hz * bowl_micro_ratio[k];
+      s->micro_period[k] = (int)(sr / (f > 1.0f ? f : 1.0f) + 0.5f);
+      if (s->micro_period[k] < 1) s->micro_period[k] = 1;
+      s->micro_phase[k] = 0;
+    }
+  } else {
+    if (s->hammer_count > 0) --s->hammer_count;
+    if (s->burst_count > 0) --s->burst_count;
+    if (s->micro_count > 0) --s->micro_count;
+    for (k = 0; k < 3; ++k) s->micro_phase[k] = (s->micro_phase[k] + 1) % s->micro_period[k];
+  }
+  switch (s->excitation) {
+    case BOWL_EXCITE_IMPACT:
+    case BOWL_EXCITE_MICRO:
+      /* Seed 003 eq. 7: F(t) = Fmax (1 - cos(2 pi t / T)), scaled to deliver `velocity` in total. */
+      x = s->hammer_count > 0
+              ? s->hammer_velocity *
+                    (1.0f - cosf(two_pi * (float)(s->hammer_length - s->hammer_count) /
+                                 (float)s->hammer_length)) /
+                    (float)s->hammer_length
+              : 0.0f;
+      if (s->excitation == BOWL_EXCITE_MICRO) {
+        /* Seed 002: impulse trains at the dominant modal frequencies for 20 ms after the impact. */
+        const float env = (float)s->micro_count / (float)s->micro_burst;
+        const int pulses = (s->micro_phase[0] == 0) + (s->micro_phase[1] == 0) + (s->micro_phase[2] == 0);
+        x += (float)pulses * (0.1f * s->hardness * s->hammer_velocity * env * env);
+      }
+      break;
+    case BOWL_EXCITE_HAMMER: {
+      /* Seed 004 3.3: noise burst, linear attack-release envelope, three one-pole low-passes. */
+      const int since = 2 * s->burst_ramp - s->burst_count;
+      const float env = s->burst_count > 0
+                            ? (since < s->burst_ramp ? (float)since : (float)(2 * s->burst_ramp - since)) /
+                                  (float)s->burst_ramp
+                            : 0.0f;
+      const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
+      x = noise * env * s->hammer_velocity / sqrtf((float)s->burst_ramp);
+      for (k = 0; k < 3; ++k) x = bowl_one_pole(&s->burst_lp[k], b, x);
+      break;
+    }
+    case BOWL_EXCITE_SCRAPE:
+    case BOWL_EXCITE_ROLL: {
+      /* Seed 002: fractal 1/f^beta noise (ten octave-spaced shelving sections, pole p_k, zero
+       * p_k 2^(beta/2)) through a reson at 2000 Hz per m/s, quality 4, level friction * force. */
+      float fractal = noise, fc, r, c1, c2, u, y;
+      const int rolling = s->excitation == BOWL_EXCITE_ROLL;
+      const float zero_ratio = powf(2.0f, 0.5f * s->roughness);
+      for (k = 0; k < 10; ++k) {
+        const float b = s->fractal_b[k];
+        const float c = expf(-(two_pi * s->fractal_corner[k] * zero_ratio / sr));
+        const float out = (fractal - c * s->fractal_x1[k]) * ((1.0f - b) / (1.0f - c)) + b * s->fractal_y1[k];
+        s->fractal_x1[k] = fractal;
+        s->fractal_y1[k] = out;
+        fractal = out;
+      }
+      fractal *= 0.5f * powf(50.0f, 0.5f * s->roughness);
+      fc = s->speed * 2000.0f;
+      if (fc < 10.0f) fc = 10.0f;
+      r = expf(-(3.14159265358979323846f * fc / (4.0f * sr)));
+      c1 = 2.0f * r * cosf(two_pi * fc / sr);
+      c2 = r * r;
+      u = (fractal - s->reson_x2) * (0.5f * (1.0f - r * r));
+      y = u + (c1 * s->reson_y1 - c2 * s->reson_y2);
+      s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
+      s->reson_y2 = s->reson_y1; s->reson_y1 = y;
+      x = y * ((rolling ? 1.0f : s->friction) * s->contact_force);
+      if (rolling) {
+        /* The ball's size: two one-poles at (1 - size) 9500 + 500 Hz. */
+        const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
+        x = bowl_one_pole(&s->roll_lp[0], b, x);
+        x = bowl_one_pole(&s->roll_lp[1], b, x);
+      }
+      break;
+    }
+    case BOWL_EXCITE_INPUT:
+      x = in * s->input_gain;
+      break;
+    default:
+      break;
+  }
+  return x;
+}
 
 /* Strikes with the held parameters at the next processed sample; velocity scales the momentum. */
 BOWL_INLINE void bowl_strike(bowl_state* s, float velocity) {
@@ -193,23 +393,27 @@ BOWL_INLINE void bowl_strike_at(bowl_state* s, float position, float velocity) {
   bowl_strike(s, velocity);
 }
 
-BOWL_INLINE void bowl_load_point(bowl_state* s, int point_a) {
-  const int point_b = point_a + 1 < BOWL_POINTS ? point_a + 1 : BOWL_POINTS - 1;
+BOWL_INLINE void bowl_load_points(bowl_state* s, int key) {
+  const int point_c = key % BOWL_POINTS;
+  const int point_b = (key / BOWL_POINTS) % BOWL_POINTS;
+  const int point_a = key / (BOWL_POINTS * BOWL_POINTS);
   int l, n;
   for (l = 0; l < BOWL_OUTPUTS; ++l) {
     const float* ga = bowl_gain + ((long)l * BOWL_POINTS + point_a) * BOWL_MODES;
     const float* gb = bowl_gain + ((long)l * BOWL_POINTS + point_b) * BOWL_MODES;
+    const float* gc = bowl_gain + ((long)l * BOWL_POINTS + point_c) * BOWL_MODES;
     for (n = 0; n < BOWL_PADDED_MODES; ++n) {
       s->gain_a[l][n] = n < BOWL_MODES ? ga[n] * s->on[n] : 0.0f;
       s->gain_b[l][n] = n < BOWL_MODES ? gb[n] * s->on[n] : 0.0f;
+      s->gain_c[l][n] = n < BOWL_MODES ? gc[n] * s->on[n] : 0.0f;
     }
   }
-  s->loaded_point = point_a;
+  s->loaded_point = key;
 }
 
 /* The resonator bank over samples [m0, m1) of the block: eq. 6, then the velocity numerator,
  * accumulated per lane for point A (and point B when cross-fading). */
-BOWL_INLINE void bowl_run_modes(bowl_state* s, int m0, int m1, int crossfade) {
+BOWL_INLINE void bowl_run_modes(bowl_state* s, int m0, int m1, int crossfade, int third) {
   int base, m, j, l;
   for (base = 0; base < BOWL_PADDED_MODES; base += BOWL_LANES) {
     float y1[BOWL_LANES], y2[BOWL_LANES], c1[BOWL_LANES], c2[BOWL_LANES], b1[BOWL_LANES];
@@ -235,6 +439,11 @@ BOWL_INLINE void bowl_run_modes(bowl_state* s, int m0, int m1, int crossfade) {
           float* BOWL_RESTRICT acc_b = s->acc[l][1][m];
           for (j = 0; j < BOWL_LANES; ++j) acc_b[j] += v[j] * gb[j];
         }
+        if (third) {
+          const float* BOWL_RESTRICT gc = s->gain_c[l] + base;
+          float* BOWL_RESTRICT acc_c = s->acc[l][2][m];
+          for (j = 0; j < BOWL_LANES; ++j) acc_c[j] += v[j] * gc[j];
+        }
       }
     }
     for (j = 0; j < BOWL_LANES; ++j) { s->y1[base + j] = y1[j]; s->y2[base + j] = y2[j]; }
@@ -251,54 +460,67 @@ BOWL_INLINE void bowl_process(bowl_state* s, const float* in, float* const* outs
     for (m = 0; m < count; ++m) {
       float position, x;
       int point_a;
+      int trig = 0;
+      if (s->first_sample) {
+        s->first_sample = 0;
+        bowl_apply(s);
+      }
       if (s->strike_pending) {
         s->strike_pending = 0;
         bowl_apply(s);
-        s->hammer_velocity = s->strike_velocity;
-        /* Contact time 0.2 ms (hardness 1) to 10 ms (hardness 0). */
-        s->hammer_length = (int)(0.0002f * powf(50.0f, 1.0f - s->hardness) * s->sample_rate_hz + 0.5f);
-        if (s->hammer_length < 1) s->hammer_length = 1;
-        s->hammer_count = s->hammer_length;
-      } else if (s->hammer_count > 0) {
-        --s->hammer_count;
+        trig = 1;
       }
-      /* Seed 003 eq. 7: F(t) = Fmax (1 - cos(2 pi t / T)), scaled to deliver `velocity` in total. */
-      x = s->hammer_count > 0
-              ? s->hammer_velocity *
-                    (1.0f - cosf(6.28318530717958647692f * (float)(s->hammer_length - s->hammer_count) /
-                                 (float)s->hammer_length)) /
-                    (float)s->hammer_length
-              : 0.0f;
-      s->force[m] = in ? in[m] + x : x;
+      x = bowl_contact_force(s, trig, in ? in[m] : 0.0f);
+      /* The input is the force itself (the effect), unless the live-input model scales it. */
+      s->force[m] = in && s->excitation != BOWL_EXCITE_INPUT ? in[m] + x : x;
       s->glide = s->glide_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->glide;
       s->gain = s->gain_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->gain;
-      position = s->point + s->glide;
-      if (position > (float)(BOWL_POINTS - 1)) position = (float)(BOWL_POINTS - 1);
-      if (position < 0.0f) position = 0.0f;
-      point_a = (int)position;
-      if (point_a > BOWL_POINTS - 2) point_a = BOWL_POINTS - 2 > 0 ? BOWL_POINTS - 2 : 0;
-      s->point_a[m] = point_a;
-      s->weight[m] = position - (float)point_a;
+      s->contact_u = s->contact_u_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_u;
+      s->contact_v = s->contact_v_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_v;
+      if (s->contact_on) {
+        /* Barycentric gains over the triangle (seed 003 2.3): (1 - u - v) gA + u gB + v gC. */
+        const int* t = bowl_triangle[s->contact_triangle];
+        const float sum = s->contact_u + s->contact_v;
+        const float scale = sum > 1.0f ? sum : 1.0f;
+        s->point_a[m] = (t[0] * BOWL_POINTS + t[1]) * BOWL_POINTS + t[2];
+        s->weight[m] = s->contact_u / scale;
+        s->weight_c[m] = s->contact_v / scale;
+      } else {
+        int point_b;
+        position = s->point + s->glide;
+        if (position > (float)(BOWL_POINTS - 1)) position = (float)(BOWL_POINTS - 1);
+        if (position < 0.0f) position = 0.0f;
+        point_a = (int)position;
+        if (point_a > BOWL_POINTS - 2) point_a = BOWL_POINTS - 2 > 0 ? BOWL_POINTS - 2 : 0;
+        point_b = point_a + 1 < BOWL_POINTS ? point_a + 1 : BOWL_POINTS - 1;
+        s->point_a[m] = (point_a * BOWL_POINTS + point_b) * BOWL_POINTS + point_b;
+        s->weight[m] = position - (float)point_a;
+        s->weight_c[m] = 0.0f;
+      }
       s->out_gain[m] = s->gain;
     }
     for (l = 0; l < BOWL_OUTPUTS; ++l)
       for (m = 0; m < count; ++m)
-        for (j = 0; j < BOWL_LANES; ++j) { s->acc[l][0][m][j] = 0.0f; s->acc[l][1][m][j] = 0.0f; }
+        for (j = 0; j < BOWL_LANES; ++j) { s->acc[l][0][m][j] = 0.0f; s->acc[l][1][m][j] = 0.0f; s->acc[l][2][m][j] = 0.0f; }
     /* Runs of samples with the same pair of points; cross-fade only where the weight is not 0. */
     start = 0;
     while (start < count) {
-      int end = start + 1, crossfade = s->weight[start] != 0.0f;
+      int end = start + 1, crossfade = s->weight[start] != 0.0f, third = s->weight_c[start] != 0.0f;
       while (end < count && s->point_a[end] == s->point_a[start]) {
         crossfade |= s->weight[end] != 0.0f;
+        third |= s->weight_c[end] != 0.0f;
         ++end;
       }
-      if (s->loaded_point != s->point_a[start]) bowl_load_point(s, s->point_a[start]);
-      bowl_run_modes(s, start, end, crossfade);
+      if (s->loaded_point != s->point_a[start]) bowl_load_points(s, s->point_a[start]);
+      bowl_run_modes(s, start, end, crossfade, third);
       for (m = start; m < end; ++m)
         for (l = 0; l < BOWL_OUTPUTS; ++l) {
-          float a = 0.0f, b = 0.0f;
-          for (j = 0; j < BOWL_LANES; ++j) { a += s->acc[l][0][m][j]; b += s->acc[l][1][m][j]; }
-          outs[l][done + m] = (crossfade ? a + s->weight[m] * (b - a) : a) * s->out_gain[m];
+          float a = 0.0f, b = 0.0f, c = 0.0f, y;
+          for (j = 0; j < BOWL_LANES; ++j) { a += s->acc[l][0][m][j]; b += s->acc[l][1][m][j]; c += s->acc[l][2][m][j]; }
+          /* The Faust bank's mix: A + wB (B - A) + wC (C - A). */
+          y = crossfade ? a + s->weight[m] * (b - a) : a;
+          if (third) y += s->weight_c[m] * (c - a);
+          outs[l][done + m] = y * s->out_gain[m];
         }
       start = end;
     }
@@ -329,6 +551,20 @@ class Bowl {
   // Continuous, smoothed.
   void setGlide(float glide) { bowl_set_glide(&state_, glide); }
   void setGain(float gain) { bowl_set_gain(&state_, gain); }
+  // Moving contact: triangle of the model's triangulation and barycentric (u, v), smoothed.
+  static constexpr int kTriangles = BOWL_TRIANGLES;
+  void setContact(bool on, int triangle, float u, float v) { bowl_set_contact(&state_, on ? 1 : 0, triangle, u, v); }
+  // Contact model (BOWL_EXCITE_*) and its continuous controls (smoothed).
+  void setExcitation(int kind) { bowl_set_excitation(&state_, kind); }
+  void setSize(float size) { bowl_set_size(&state_, size); }
+  void setSpeed(float mps) { bowl_set_speed(&state_, mps); }
+  void setForce(float newtons) { bowl_set_force(&state_, newtons); }
+  void setRoughness(float beta) { bowl_set_roughness(&state_, beta); }
+  void setFriction(float mu) { bowl_set_friction(&state_, mu); }
+  void setInputGain(float gain) { bowl_set_input_gain(&state_, gain); }
+  // The next sample of the selected contact model's force alone (advances its state): what
+  // process() feeds the modes. For analysis and tests.
+  float contactForce(bool trig, float in = 0.0f) { return bowl_contact_force(&state_, trig ? 1 : 0, in); }
   // position in [0, kExcitationPoints - 1]; velocity scales the momentum of the strike.
   void strike(float position, float velocity = 1.0f) { bowl_strike_at(&state_, position, velocity); }
   // in: force (momentum per sample) or nullptr; out: output 0. n: any length.

@@ -10,7 +10,7 @@
  * input at the same sample rate the two agree to float precision.
  *
  * Use (C++):
- *   mesh2dsp_models::Plate model;      // ~19 KiB of state: make it static or a member
+ *   mesh2dsp_models::Plate model;      // ~28 KiB of state: make it static or a member
  *   model.prepare(48000.0f);                    // coefficients from the sample rate, never baked
  *   model.strike(0.0f, 1.0f);                   // excitation point 0, unit momentum
  *   model.process(nullptr, out, 256);           // nullptr: no external force input
@@ -24,7 +24,7 @@
  * the filter reproduces exactly at the sampling instants (impulse invariance): the all-pole part
  * is eq. 6, the one-zero numerator 1 + b1 z^-1 turns its sine response into the velocity.
  * Output the surface velocity at the struck point along the strike direction (contact microphone). Every gain carries the overall normalisation
- * 0.006543966205486975 (1 / the largest sum of |gains| over points and outputs), so a unit-momentum
+ * 0.006543966205501947 (1 / the largest sum of |gains| over points and outputs), so a unit-momentum
  * strike starts at most at 1. Modes at or above Nyquist are switched off at prepare.
  *
  * State is laid out as structure-of-arrays, PLATE_LANES modes side by side, so the compiler
@@ -41,6 +41,7 @@
 #define PLATE_POINTS 8
 #define PLATE_OUTPUTS 1
 #define PLATE_FUNDAMENTAL_HZ 408.04913
+#define PLATE_TRIANGLES 12
 /* Modes computed side by side: 32 lets GCC vectorise the mode loops on SSE/AVX/AVX-512/NEON
  * hosts (at 16 it unrolls them into scalar code instead); 1 suits a Cortex-M4F (no SIMD). */
 #ifndef PLATE_LANES
@@ -74,9 +75,26 @@ static const float plate_frequency_ratio[PLATE_MODES] = {
 static const float plate_decay_per_s[PLATE_MODES] = {
 2.5985997f, 2.7103944f, 2.8178487f, 3.1563745f, 3.1583416f, 4.517619f, 4.5190725f, 4.7003713f, 5.1075115f, 5.7163386f, 8.514006f, 8.568856f, 9.896562f, 10.5592375f, 11.8240385f, 11.847695f, 15.229316f, 16.679214f, 17.906557f, 23.548676f, 23.562214f, 24.95347f, 27.080534f, 27.61594f, 28.07836f, 34.438786f, 34.56784f, 45.802032f, 48.417236f, 49.14961f, 50.27942f, 51.393024f, 52.799587f, 52.898468f, 59.443623f, 63.6709f, 66.65557f, 66.737915f, 66.73815f, 74.41115f
 };
+/* Contact models (the Faust m2dExcite environment, templates/faust/excitations.lib.mustache):
+ * plate_set_excitation takes one of these. The Faust menu lists only the models compiled in
+ * with generate --excitation, in this order. */
+#define PLATE_EXCITE_IMPACT 0 /* seed 003 eq. 7 raised cosine */
+#define PLATE_EXCITE_HAMMER 1 /* seed 004 3.3 noise burst, attack-release, low-pass */
+#define PLATE_EXCITE_MICRO 2  /* seed 002 impact + micro-collision impulse trains */
+#define PLATE_EXCITE_SCRAPE 3 /* seed 002 fractal noise through a speed-tuned reson */
+#define PLATE_EXCITE_ROLL 4   /* seed 002 scrape + size low-pass */
+#define PLATE_EXCITE_INPUT 5  /* seed 003 3.4 the input signal is the force */
+/* Frequency ratios of the three dominant modes (largest gain at point 0): the micro-collision
+ * impulse trains. */
+static const float plate_micro_ratio[3] = { 9.736756f, 18.0342f, 22.268219f };
+
+/* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
+ * triangle and barycentric weights (u, v) toward its second and third point (seed 003 2.3). */
+static const int plate_triangle[12][3] = { {0, 4, 2}, {0, 2, 5}, {0, 3, 4}, {0, 6, 3}, {0, 5, 6}, {1, 5, 2}, {1, 2, 7}, {1, 3, 6}, {1, 7, 3}, {1, 6, 5}, {2, 4, 7}, {3, 7, 4} };
+
 /* Normalised gain of mode n at output l for excitation point k: [(l * POINTS + k) * MODES + n]. */
 static const float plate_gain[PLATE_OUTPUTS * PLATE_POINTS * PLATE_MODES] = {
-0.019518549f, 2.8054767e-10f, 0.021751592f, 9.110478e-09f, 0.04118476f, 5.6018325e-05f, 0.025721248f, 0.022669265f, 4.0886132e-08f, 0.04600785f, 4.882472e-07f, 0.036609843f, 1.8657299e-07f, 0.020453f, 0.00012556266f, 0.05387442f, 0.01845967f, 4.5496094e-07f, 0.050892103f, 0.0001769862f, 0.017067453f, 2.205485e-08f, 0.045592055f, 9.3089204e-07f, 0.039458785f, 0.00011379792f, 0.051687434f, 0.0073367627f, 4.6522658e-08f, 3.8547898e-07f, 0.012138473f, 0.064284876f, 0.0002892878f, 0.042963877f, 0.0026862614f, 1.7750923e-06f, 0.050321214f, 1.0160448e-06f, 0.00027075736f, 1.1456146e-06f, 0.02655167f, 3.0983743e-11f, 0.029875632f, 3.172717e-08f, 0.05683465f, 8.0846854e-05f, 0.03579536f, 0.031899832f, 2.198072e-08f, 0.06477596f, 2.767714e-07f, 0.052100092f, 3.2050803e-08f, 0.029109845f, 0.00017919541f, 0.07733082f, 0.02690799f, 1.9714557e-07f, 0.073873095f, 0.00023366576f, 0.024760177f, 1.4223683e-06f, 0.065370165f, 3.3519402e-06f, 0.059900176f, 0.0001553045f, 0.07671327f, 0.011368673f, 7.364914e-07f, 3.436455e-07f, 0.017563365f, 0.09248498f, 0.00033844187f, 0.06899498f, 0.00088995567f, 2.27311e-06f, 0.075813875f, 1.5293307e-07f, 8.686298e-05f, 2.2859242e-06f, 0.01951648f, 1.2502167e-10f, 0.021691613f, 0.04113142f, 3.0688927e-08f, 0.025429724f, 5.8313668e-05f, 0.023884965f, 5.771857e-09f, 0.044503927f, 0.037976876f, 1.3818185e-07f, 2.6688357e-07f, 0.019989707f, 0.051681075f, 0.000117838914f, 0.025302116f, 1.1994808e-07f, 0.04524409f, 0.016239716f, 0.00014910044f, 1.9402643e-07f, 0.042184636f, 0.047311917f, 1.18603065e-08f, 0.04560039f, 9.0540874e-05f, 0.022931917f, 2.9658356e-06f, 4.1743704e-07f, 0.037830185f, 0.027583666f, 0.041147992f, 0.0001692183f, 0.002686702f, 2.5586417e-07f, 0.043637794f, 0.00026943948f, 2.3630573e-06f, 0.046573758f, 0.019515771f, 3.285689e-11f, 0.0216854f, 0.04114546f, 2.4978815e-08f, 0.025347335f, 5.3039414e-05f, 0.023971673f, 1.4093506e-08f, 0.04449586f, 0.038043335f, 6.251105e-08f, 4.3389832e-08f, 0.019877074f, 0.051681753f, 0.00011012504f, 0.025412738f, 4.7567033e-07f, 0.04521883f, 0.016090155f, 0.00016699852f, 2.5102952e-06f, 0.04247734f, 0.047024496f, 3.8620487e-06f, 0.045628417f, 7.474201e-05f, 0.023244385f, 8.0386866e-07f, 1.2629784e-05f, 0.037418045f, 0.027028276f, 0.04145301f, 0.00028789736f, 0.0026881727f, 6.1189885e-06f, 0.043683954f, 0.00028689625f, 1.0658928e-06f, 0.046592206f, 1.4540005e-09f, 4.6540462e-12f, 0.01219209f, 3.3150385e-10f, 1.5349136e-10f, 5.0664193e-09f, 1.6393775e-08f, 0.011485714f, 4.4581372e-10f, 5.1157167e-07f, 4.8976556e-09f, 3.209684e-09f, 6.7323547e-09f, 0.018367488f, 1.9020662e-08f, 3.159643e-08f, 9.157075e-05f, 5.5155105e-08f, 0.02709385f, 4.2325735e-10f, 8.5624755e-08f, 1.6934231e-09f, 1.777065e-06f, 8.408975e-08f, 1.6717784e-08f, 6.333885e-09f, 2.6490863e-08f, 0.016633276f, 1.5293165e-07f, 4.375333e-07f, 0.012779178f, 0.0001634463f, 3.675719e-07f, 8.339192e-07f, 1.1314424e-11f, 6.9974305e-07f, 0.031691216f, 4.6908845e-08f, 4.3059607e-08f, 4.3410317e-08f, 5.1230326e-10f, 0.020618813f, 0.0006608018f, 0.009393894f, 0.009479987f, 0.0045892163f, 0.0055294754f, 0.024217423f, 2.4228737e-07f, 3.7879147e-06f, 0.016417349f, 0.016716827f, 2.5776093e-05f, 0.022945724f, 0.0091467975f, 0.006901302f, 4.2549004e-06f, 0.04907835f, 2.8468854e-05f, 0.004323801f, 0.0061127357f, 8.384384e-06f, 1.8721161e-06f, 0.01574124f, 0.018844547f, 0.009307504f, 0.008762578f, 0.027076911f, 0.023493124f, 0.0010815181f, 0.0013387931f, 0.0018849043f, 0.013573139f, 0.011782782f, 2.1070136e-10f, 0.00042350395f, 0.044314016f, 4.5074354e-05f, 3.333182e-05f, 0.012630722f, 1.3647464e-09f, 0.020614246f, 0.00066132843f, 0.009405135f, 0.009447839f, 0.005562044f, 0.004583346f, 0.024138093f, 5.3120567e-07f, 3.8549274e-06f, 0.016572084f, 0.01647388f, 2.3704531e-05f, 0.02283144f, 0.007635068f, 0.008328871f, 5.734644e-06f, 0.048949882f, 2.5869193e-05f, 0.006336685f, 0.0040126136f, 1.4938926e-05f, 5.242316e-06f, 0.015184648f, 0.019233737f, 0.010907759f, 0.0072079725f, 0.026508762f, 0.023283223f, 0.0011450966f, 0.001394933f, 0.0018874749f, 0.0096884025f, 0.015503777f, 6.994062e-11f, 0.0005510568f, 0.043690365f, 3.8845603e-05f, 4.5604018e-05f, 0.013111686f, 2.8931804e-10f, 0.017164905f, 0.00051754597f, 0.007875391f, 0.00789754f, 0.004446541f, 0.0037229825f, 0.019918371f, 1.5442977e-07f, 2.9897133e-06f, 0.01344096f, 0.013466447f, 4.234716e-05f, 0.018477775f, 0.006340891f, 0.007088439f, 3.7074647e-06f, 0.039607916f, 5.9831937e-06f, 0.0048512467f, 0.0030976473f, 1.8153319e-06f, 5.3145486e-06f, 0.012395086f, 0.01545379f, 0.008377575f, 0.0054956763f, 0.021427698f, 0.018528985f, 0.00079099083f, 0.00091264653f, 0.0017086834f, 0.008224557f, 0.012386554f, 2.2822837e-11f, 0.00026151905f, 0.034913674f, 0.00015044493f, 0.0001913035f, 0.010161105f
+0.019518549f, 2.805477e-10f, 0.021751592f, 9.110503e-09f, 0.04118476f, 5.6018325e-05f, 0.025721248f, 0.022669265f, 4.0886132e-08f, 0.04600785f, 4.8824734e-07f, 0.036609843f, 1.8657299e-07f, 0.020453f, 0.00012556266f, 0.05387442f, 0.01845967f, 4.5496094e-07f, 0.050892103f, 0.00017698621f, 0.017067453f, 2.205485e-08f, 0.045592055f, 9.30892e-07f, 0.039458785f, 0.00011379792f, 0.051687434f, 0.0073367627f, 4.6522658e-08f, 3.8547898e-07f, 0.012138473f, 0.064284876f, 0.0002892878f, 0.042963877f, 0.0026862614f, 1.7750923e-06f, 0.050321214f, 1.0160481e-06f, 0.00027075736f, 1.1456146e-06f, 0.02655167f, 3.0983754e-11f, 0.029875632f, 3.1727225e-08f, 0.05683465f, 8.0846854e-05f, 0.03579536f, 0.031899832f, 2.1980723e-08f, 0.06477596f, 2.7677152e-07f, 0.052100092f, 3.20508e-08f, 0.029109845f, 0.00017919541f, 0.07733082f, 0.02690799f, 1.9714558e-07f, 0.073873095f, 0.00023366578f, 0.024760177f, 1.4223683e-06f, 0.065370165f, 3.3519402e-06f, 0.059900176f, 0.0001553045f, 0.07671327f, 0.011368673f, 7.364914e-07f, 3.436455e-07f, 0.017563365f, 0.09248498f, 0.00033844187f, 0.06899498f, 0.00088995567f, 2.27311e-06f, 0.075813875f, 1.5293381e-07f, 8.686297e-05f, 2.2859242e-06f, 0.01951648f, 1.2502167e-10f, 0.021691613f, 0.04113142f, 3.068897e-08f, 0.025429724f, 5.8313668e-05f, 0.023884965f, 5.7718577e-09f, 0.044503927f, 0.037976876f, 1.3818192e-07f, 2.6688357e-07f, 0.019989707f, 0.051681075f, 0.00011783891f, 0.025302116f, 1.1994807e-07f, 0.04524409f, 0.016239716f, 0.00014910045f, 1.9402643e-07f, 0.042184636f, 0.047311917f, 1.1860306e-08f, 0.04560039f, 9.0540874e-05f, 0.022931917f, 2.9658354e-06f, 4.1743706e-07f, 0.037830185f, 0.027583666f, 0.041147992f, 0.0001692183f, 0.002686702f, 2.5586417e-07f, 0.043637794f, 0.00026943948f, 2.3630623e-06f, 0.046573758f, 0.019515771f, 3.285689e-11f, 0.0216854f, 0.04114546f, 2.4978856e-08f, 0.025347335f, 5.3039414e-05f, 0.023971673f, 1.4093507e-08f, 0.04449586f, 0.038043335f, 6.2511106e-08f, 4.3389832e-08f, 0.019877074f, 0.051681753f, 0.00011012504f, 0.025412738f, 4.7567033e-07f, 0.04521883f, 0.016090155f, 0.00016699854f, 2.5102952e-06f, 0.04247734f, 0.047024496f, 3.8620487e-06f, 0.045628417f, 7.474201e-05f, 0.023244385f, 8.038686e-07f, 1.2629784e-05f, 0.037418045f, 0.027028276f, 0.04145301f, 0.00028789736f, 0.0026881727f, 6.1189885e-06f, 0.043683954f, 0.00028689625f, 1.0658961e-06f, 0.046592206f, 1.4540004e-09f, 4.654047e-12f, 0.01219209f, 3.3150385e-10f, 1.5349136e-10f, 5.066419e-09f, 1.6393775e-08f, 0.011485714f, 4.4581372e-10f, 5.1157167e-07f, 4.897655e-09f, 3.2096843e-09f, 6.7323542e-09f, 0.018367488f, 1.9020662e-08f, 3.159643e-08f, 9.157075e-05f, 5.5155105e-08f, 0.02709385f, 4.2325737e-10f, 8.5624755e-08f, 1.6934231e-09f, 1.777065e-06f, 8.408975e-08f, 1.6717784e-08f, 6.333885e-09f, 2.6490863e-08f, 0.016633276f, 1.5293166e-07f, 4.375333e-07f, 0.012779178f, 0.0001634463f, 3.675719e-07f, 8.339193e-07f, 1.1314426e-11f, 6.9974305e-07f, 0.031691216f, 4.690884e-08f, 4.305962e-08f, 4.341032e-08f, 5.1230326e-10f, 0.020618813f, 0.0006608018f, 0.009393894f, 0.009479987f, 0.0045892163f, 0.0055294754f, 0.024217423f, 2.4228737e-07f, 3.7879147e-06f, 0.016417349f, 0.016716827f, 2.5776093e-05f, 0.022945724f, 0.0091467975f, 0.006901302f, 4.2549004e-06f, 0.04907835f, 2.8468854e-05f, 0.004323801f, 0.0061127357f, 8.384384e-06f, 1.8721161e-06f, 0.01574124f, 0.018844547f, 0.009307504f, 0.008762578f, 0.027076911f, 0.023493124f, 0.0010815181f, 0.0013387931f, 0.0018849043f, 0.013573139f, 0.011782782f, 2.1070132e-10f, 0.00042350395f, 0.044314016f, 4.507436e-05f, 3.3331813e-05f, 0.012630722f, 1.3647464e-09f, 0.020614246f, 0.00066132843f, 0.009405135f, 0.009447839f, 0.005562044f, 0.0045833457f, 0.024138093f, 5.3120567e-07f, 3.8549274e-06f, 0.016572084f, 0.01647388f, 2.3704533e-05f, 0.02283144f, 0.007635068f, 0.008328871f, 5.734644e-06f, 0.048949882f, 2.5869194e-05f, 0.0063366853f, 0.0040126136f, 1.4938926e-05f, 5.242316e-06f, 0.015184648f, 0.019233737f, 0.010907759f, 0.0072079725f, 0.026508762f, 0.023283223f, 0.0011450966f, 0.001394933f, 0.0018874749f, 0.0096884025f, 0.015503777f, 6.994062e-11f, 0.0005510568f, 0.043690365f, 3.8845596e-05f, 4.5604025e-05f, 0.013111686f, 2.8931807e-10f, 0.017164905f, 0.00051754597f, 0.007875391f, 0.00789754f, 0.004446541f, 0.0037229825f, 0.019918371f, 1.5442977e-07f, 2.9897133e-06f, 0.01344096f, 0.013466447f, 4.234716e-05f, 0.018477775f, 0.006340891f, 0.007088439f, 3.7074647e-06f, 0.039607916f, 5.9831937e-06f, 0.0048512467f, 0.0030976473f, 1.8153319e-06f, 5.3145486e-06f, 0.012395086f, 0.01545379f, 0.008377575f, 0.0054956763f, 0.021427698f, 0.018528985f, 0.00079099083f, 0.00091264653f, 0.0017086834f, 0.008224557f, 0.012386554f, 2.2822837e-11f, 0.00026151905f, 0.034913674f, 0.00015044489f, 0.00019130352f, 0.010161105f
 };
 
 typedef struct {
@@ -91,7 +109,21 @@ typedef struct {
   /* The raised-cosine hammer (seed 003 eq. 7). */
   int strike_pending, hammer_count, hammer_length;
   float strike_velocity, hammer_velocity;
-  int loaded_point; /* the point whose gains are in gain_a / gain_b; -1: none */
+  int loaded_point; /* the points (key (a P + b) P + c) whose gains are loaded; -1: none */
+  /* Moving contact: on, triangle, smoothed barycentric weights. */
+  int contact_on, contact_triangle;
+  float contact_u_target, contact_u, contact_v_target, contact_v;
+  int first_sample; /* the held parameters are taken over at the first sample (Faust: 1 - 1') */
+  /* Contact models: the selected one, its smoothed controls, and their states. */
+  int excitation;
+  float size_target, size, speed_target, speed, force_target, contact_force;
+  float roughness_target, roughness, friction_target, friction, input_gain_target, input_gain;
+  unsigned int noise;  /* no.noise's LCG: r = 1103515245 r + 12345 (mod 2^32), seed 0 */
+  int burst_count, burst_ramp;       /* hammer envelope */
+  float burst_lp[3];                 /* hammer low-pass */
+  int micro_count, micro_burst, micro_period[3], micro_phase[3];
+  float fractal_x1[10], fractal_y1[10], fractal_b[10], fractal_corner[10];
+  float reson_x1, reson_x2, reson_y1, reson_y2, roll_lp[2];
   PLATE_ALIGN float c1[PLATE_PADDED_MODES];  /* 2 R cos(theta) */
   PLATE_ALIGN float c2[PLATE_PADDED_MODES];  /* R^2 */
   PLATE_ALIGN float b1[PLATE_PADDED_MODES];  /* numerator: velocity from eq. 6's state */
@@ -99,12 +131,14 @@ typedef struct {
   PLATE_ALIGN float y1[PLATE_PADDED_MODES];  /* y[m-1] */
   PLATE_ALIGN float y2[PLATE_PADDED_MODES];  /* y[m-2] */
   PLATE_ALIGN float gain_a[PLATE_OUTPUTS][PLATE_PADDED_MODES]; /* point kA, times on */
-  PLATE_ALIGN float gain_b[PLATE_OUTPUTS][PLATE_PADDED_MODES]; /* point kA + 1, times on */
+  PLATE_ALIGN float gain_b[PLATE_OUTPUTS][PLATE_PADDED_MODES]; /* point kB, times on */
+  PLATE_ALIGN float gain_c[PLATE_OUTPUTS][PLATE_PADDED_MODES]; /* point kC, times on */
   PLATE_ALIGN float force[PLATE_BLOCK];
-  PLATE_ALIGN float weight[PLATE_BLOCK];
+  PLATE_ALIGN float weight[PLATE_BLOCK];    /* of point B */
+  PLATE_ALIGN float weight_c[PLATE_BLOCK];  /* of point C */
   PLATE_ALIGN float out_gain[PLATE_BLOCK];
   int point_a[PLATE_BLOCK];
-  PLATE_ALIGN float acc[PLATE_OUTPUTS][2][PLATE_BLOCK][PLATE_LANES];
+  PLATE_ALIGN float acc[PLATE_OUTPUTS][3][PLATE_BLOCK][PLATE_LANES];
 } plate_state;
 
 /* Resonator coefficients for the held fundamental and T60 scale at the prepared rate. */
@@ -138,10 +172,20 @@ PLATE_INLINE void plate_reset(plate_state* s) {
   for (n = 0; n < PLATE_PADDED_MODES; ++n) { s->y1[n] = 0.0f; s->y2[n] = 0.0f; }
   s->glide = 0.0f;
   s->gain = 0.0f;
+  s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
   s->hammer_count = 0;
   s->hammer_length = 1;
   s->hammer_velocity = 0.0f;
+  s->first_sample = 1;
+  s->size = s->speed = s->contact_force = s->roughness = s->friction = s->input_gain = 0.0f;
+  s->noise = 0u;
+  s->burst_count = 0; s->burst_ramp = 1;
+  s->micro_count = 0; s->micro_burst = 1;
+  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0; s->micro_period[n] = 1; }
+  for (n = 0; n < 10; ++n) s->fractal_x1[n] = s->fractal_y1[n] = 0.0f;
+  s->reson_x1 = s->reson_x2 = s->reson_y1 = s->reson_y2 = 0.0f;
+  s->roll_lp[0] = s->roll_lp[1] = 0.0f;
 }
 
 /* Takes over the held parameters (fundamental, T60 scale, hardness, excitation point) now. */
@@ -162,8 +206,25 @@ PLATE_INLINE void plate_prepare(plate_state* s, float sample_rate_hz) {
   s->hardness = s->next_hardness = 0.7f;
   s->point = s->next_point = 0.0f;
   s->glide_target = 0.0f;
+  s->contact_on = 0;
+  s->contact_triangle = 0;
+  s->contact_u_target = s->contact_v_target = 0.0f;
   s->gain_target = 0.5f;
   s->smooth_pole = expf(-1.0f / (0.01f * sample_rate_hz));
+  s->excitation = PLATE_EXCITE_IMPACT;
+  s->size_target = 0.1f;
+  s->speed_target = 0.3f;
+  s->force_target = 0.5f;
+  s->roughness_target = 1.0f;
+  s->friction_target = 0.3f;
+  s->input_gain_target = 1.0f;
+  {
+    int k;
+    for (k = 0; k < 10; ++k) {
+      s->fractal_corner[k] = 20.0f * powf(2.0f, (float)k);  /* octave-spaced, 20 Hz .. 10 kHz */
+      s->fractal_b[k] = expf(-(6.28318530717958647692f * s->fractal_corner[k] / sample_rate_hz));
+    }
+  }
   plate_compute_coefficients(s);
   plate_reset(s);
 }
@@ -174,8 +235,147 @@ PLATE_INLINE void plate_set_hardness(plate_state* s, float hardness) { s->next_h
 PLATE_INLINE void plate_set_excitation_point(plate_state* s, int point) { s->next_point = (float)point; }
 /* Continuous position between the excitation point and the next, in [0, 1]; smoothed. */
 PLATE_INLINE void plate_set_glide(plate_state* s, float glide) { s->glide_target = glide; }
+/* Moving contact (seed 003 2.3, Fig. 4): when on, the position is the point of triangle
+ * `triangle` with barycentric weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the
+ * edge); u and v are smoothed. Off: the excitation point and glide. */
+PLATE_INLINE void plate_set_contact(plate_state* s, int on, int triangle, float u, float v) {
+  s->contact_on = on && PLATE_TRIANGLES > 0;
+  s->contact_triangle = triangle < 0 ? 0 : (triangle >= PLATE_TRIANGLES ? (PLATE_TRIANGLES > 0 ? PLATE_TRIANGLES - 1 : 0) : triangle);
+  s->contact_u_target = u;
+  s->contact_v_target = v;
+}
 /* Output gain; smoothed. */
 PLATE_INLINE void plate_set_gain(plate_state* s, float gain) { s->gain_target = gain; }
+
+/* Contact model (PLATE_EXCITE_*) and its controls, smoothed like the gain:
+ * size in [0, 1] (hammer and ball: low-pass at (1 - size) 9500 + 500 Hz), speed (m/s),
+ * force (N), roughness (beta of the 1/f^beta profile), friction (Coulomb coefficient),
+ * input gain (live input). */
+PLATE_INLINE void plate_set_excitation(plate_state* s, int kind) { s->excitation = kind; }
+PLATE_INLINE void plate_set_size(plate_state* s, float size) { s->size_target = size; }
+PLATE_INLINE void plate_set_speed(plate_state* s, float mps) { s->speed_target = mps; }
+PLATE_INLINE void plate_set_force(plate_state* s, float newtons) { s->force_target = newtons; }
+PLATE_INLINE void plate_set_roughness(plate_state* s, float beta) { s->roughness_target = beta; }
+PLATE_INLINE void plate_set_friction(plate_state* s, float mu) { s->friction_target = mu; }
+PLATE_INLINE void plate_set_input_gain(plate_state* s, float gain) { s->input_gain_target = gain; }
+
+/* One-pole low-pass y = (1 - b) x + b y[-1] (Faust m2dExcite.onePole). */
+PLATE_INLINE float plate_one_pole(float* y1, float b, float x) {
+  *y1 = x * (1.0f - b) + b * *y1;
+  return *y1;
+}
+
+/* The force of the selected contact model for one sample, as momentum per sample; trig: a strike
+ * starts on this sample; in: the live input sample. The same recursions as the Faust m2dExcite
+ * environment (see there for the papers and equations). */
+PLATE_INLINE float plate_contact_force(plate_state* s, int trig, float in) {
+  const float two_pi = 6.28318530717958647692f, sr = s->sample_rate_hz;
+  const float p = s->smooth_pole;
+  float noise, x = 0.0f;
+  int k;
+  s->noise = s->noise * 1103515245u + 12345u;
+  noise = (float)(int)s->noise * (1.0f / 2147483647.0f);  /* no.noise */
+  s->size = s->size_target * (1.0f - p) + p * s->size;
+  s->speed = s->speed_target * (1.0f - p) + p * s->speed;
+  s->contact_force = s->force_target * (1.0f - p) + p * s->contact_force;
+  s->roughness = s->roughness_target * (1.0f - p) + p * s->roughness;
+  s->friction = s->friction_target * (1.0f - p) + p * s->friction;
+  s->input_gain = s->input_gain_target * (1.0f - p) + p * s->input_gain;
+  if (trig) {
+    s->hammer_velocity = s->strike_velocity;
+    /* Contact time 0.2 ms (hardness 1) to 10 ms (hardness 0). */
+    s->hammer_length = (int)(0.0002f * powf(50.0f, 1.0f - s->hardness) * sr + 0.5f);
+    if (s->hammer_length < 1) s->hammer_length = 1;
+    s->hammer_count = s->hammer_length;
+    s->burst_ramp = (int)(((1.0f - s->hardness) * 0.01f + 0.001f) * sr + 0.5f);
+    if (s->burst_ramp < 1) s->burst_ramp = 1;
+    s->burst_count = 2 * s->burst_ramp;
+    s->micro_burst = (int)(0.02f * sr + 0.5f);
+    if (s->micro_burst < 1) s->micro_burst = 1;
+    s->micro_count = s->micro_burst;
+    for (k = 0; k < 3; ++k) {
+      float f = s->fundamental_hz * plate_micro_ratio[k];
+      s->micro_period[k] = (int)(sr / (f > 1.0f ? f : 1.0f) + 0.5f);
+      if (s->micro_period[k] < 1) s->micro_period[k] = 1;
+      s->micro_phase[k] = 0;
+    }
+  } else {
+    if (s->hammer_count > 0) --s->hammer_count;
+    if (s->burst_count > 0) --s->burst_count;
+    if (s->micro_count > 0) --s->micro_count;
+    for (k = 0; k < 3; ++k) s->micro_phase[k] = (s->micro_phase[k] + 1) % s->micro_period[k];
+  }
+  switch (s->excitation) {
+    case PLATE_EXCITE_IMPACT:
+    case PLATE_EXCITE_MICRO:
+      /* Seed 003 eq. 7: F(t) = Fmax (1 - cos(2 pi t / T)), scaled to deliver `velocity` in total. */
+      x = s->hammer_count > 0
+              ? s->hammer_velocity *
+                    (1.0f - cosf(two_pi * (float)(s->hammer_length - s->hammer_count) /
+                                 (float)s->hammer_length)) /
+                    (float)s->hammer_length
+              : 0.0f;
+      if (s->excitation == PLATE_EXCITE_MICRO) {
+        /* Seed 002: impulse trains at the dominant modal frequencies for 20 ms after the impact. */
+        const float env = (float)s->micro_count / (float)s->micro_burst;
+        const int pulses = (s->micro_phase[0] == 0) + (s->micro_phase[1] == 0) + (s->micro_phase[2] == 0);
+        x += (float)pulses * (0.1f * s->hardness * s->hammer_velocity * env * env);
+      }
+      break;
+    case PLATE_EXCITE_HAMMER: {
+      /* Seed 004 3.3: noise burst, linear attack-release envelope, three one-pole low-passes. */
+      const int since = 2 * s->burst_ramp - s->burst_count;
+      const float env = s->burst_count > 0
+                            ? (since < s->burst_ramp ? (float)since : (float)(2 * s->burst_ramp - since)) /
+                                  (float)s->burst_ramp
+                            : 0.0f;
+      const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
+      x = noise * env * s->hammer_velocity / sqrtf((float)s->burst_ramp);
+      for (k = 0; k < 3; ++k) x = plate_one_pole(&s->burst_lp[k], b, x);
+      break;
+    }
+    case PLATE_EXCITE_SCRAPE:
+    case PLATE_EXCITE_ROLL: {
+      /* Seed 002: fractal 1/f^beta noise (ten octave-spaced shelving sections, pole p_k, zero
+       * p_k 2^(beta/2)) through a reson at 2000 Hz per m/s, quality 4, level friction * force. */
+      float fractal = noise, fc, r, c1, c2, u, y;
+      const int rolling = s->excitation == PLATE_EXCITE_ROLL;
+      const float zero_ratio = powf(2.0f, 0.5f * s->roughness);
+      for (k = 0; k < 10; ++k) {
+        const float b = s->fractal_b[k];
+        const float c = expf(-(two_pi * s->fractal_corner[k] * zero_ratio / sr));
+        const float out = (fractal - c * s->fractal_x1[k]) * ((1.0f - b) / (1.0f - c)) + b * s->fractal_y1[k];
+        s->fractal_x1[k] = fractal;
+        s->fractal_y1[k] = out;
+        fractal = out;
+      }
+      fractal *= 0.5f * powf(50.0f, 0.5f * s->roughness);
+      fc = s->speed * 2000.0f;
+      if (fc < 10.0f) fc = 10.0f;
+      r = expf(-(3.14159265358979323846f * fc / (4.0f * sr)));
+      c1 = 2.0f * r * cosf(two_pi * fc / sr);
+      c2 = r * r;
+      u = (fractal - s->reson_x2) * (0.5f * (1.0f - r * r));
+      y = u + (c1 * s->reson_y1 - c2 * s->reson_y2);
+      s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
+      s->reson_y2 = s->reson_y1; s->reson_y1 = y;
+      x = y * ((rolling ? 1.0f : s->friction) * s->contact_force);
+      if (rolling) {
+        /* The ball's size: two one-poles at (1 - size) 9500 + 500 Hz. */
+        const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
+        x = plate_one_pole(&s->roll_lp[0], b, x);
+        x = plate_one_pole(&s->roll_lp[1], b, x);
+      }
+      break;
+    }
+    case PLATE_EXCITE_INPUT:
+      x = in * s->input_gain;
+      break;
+    default:
+      break;
+  }
+  return x;
+}
 
 /* Strikes with the held parameters at the next processed sample; velocity scales the momentum. */
 PLATE_INLINE void plate_strike(plate_state* s, float velocity) {
@@ -193,23 +393,27 @@ PLATE_INLINE void plate_strike_at(plate_state* s, float position, float velocity
   plate_strike(s, velocity);
 }
 
-PLATE_INLINE void plate_load_point(plate_state* s, int point_a) {
-  const int point_b = point_a + 1 < PLATE_POINTS ? point_a + 1 : PLATE_POINTS - 1;
+PLATE_INLINE void plate_load_points(plate_state* s, int key) {
+  const int point_c = key % PLATE_POINTS;
+  const int point_b = (key / PLATE_POINTS) % PLATE_POINTS;
+  const int point_a = key / (PLATE_POINTS * PLATE_POINTS);
   int l, n;
   for (l = 0; l < PLATE_OUTPUTS; ++l) {
     const float* ga = plate_gain + ((long)l * PLATE_POINTS + point_a) * PLATE_MODES;
     const float* gb = plate_gain + ((long)l * PLATE_POINTS + point_b) * PLATE_MODES;
+    const float* gc = plate_gain + ((long)l * PLATE_POINTS + point_c) * PLATE_MODES;
     for (n = 0; n < PLATE_PADDED_MODES; ++n) {
       s->gain_a[l][n] = n < PLATE_MODES ? ga[n] * s->on[n] : 0.0f;
       s->gain_b[l][n] = n < PLATE_MODES ? gb[n] * s->on[n] : 0.0f;
+      s->gain_c[l][n] = n < PLATE_MODES ? gc[n] * s->on[n] : 0.0f;
     }
   }
-  s->loaded_point = point_a;
+  s->loaded_point = key;
 }
 
 /* The resonator bank over samples [m0, m1) of the block: eq. 6, then the velocity numerator,
  * accumulated per lane for point A (and point B when cross-fading). */
-PLATE_INLINE void plate_run_modes(plate_state* s, int m0, int m1, int crossfade) {
+PLATE_INLINE void plate_run_modes(plate_state* s, int m0, int m1, int crossfade, int third) {
   int base, m, j, l;
   for (base = 0; base < PLATE_PADDED_MODES; base += PLATE_LANES) {
     float y1[PLATE_LANES], y2[PLATE_LANES], c1[PLATE_LANES], c2[PLATE_LANES], b1[PLATE_LANES];
@@ -235,6 +439,11 @@ PLATE_INLINE void plate_run_modes(plate_state* s, int m0, int m1, int crossfade)
           float* PLATE_RESTRICT acc_b = s->acc[l][1][m];
           for (j = 0; j < PLATE_LANES; ++j) acc_b[j] += v[j] * gb[j];
         }
+        if (third) {
+          const float* PLATE_RESTRICT gc = s->gain_c[l] + base;
+          float* PLATE_RESTRICT acc_c = s->acc[l][2][m];
+          for (j = 0; j < PLATE_LANES; ++j) acc_c[j] += v[j] * gc[j];
+        }
       }
     }
     for (j = 0; j < PLATE_LANES; ++j) { s->y1[base + j] = y1[j]; s->y2[base + j] = y2[j]; }
@@ -251,54 +460,67 @@ PLATE_INLINE void plate_process(plate_state* s, const float* in, float* const* o
     for (m = 0; m < count; ++m) {
       float position, x;
       int point_a;
+      int trig = 0;
+      if (s->first_sample) {
+        s->first_sample = 0;
+        plate_apply(s);
+      }
       if (s->strike_pending) {
         s->strike_pending = 0;
         plate_apply(s);
-        s->hammer_velocity = s->strike_velocity;
-        /* Contact time 0.2 ms (hardness 1) to 10 ms (hardness 0). */
-        s->hammer_length = (int)(0.0002f * powf(50.0f, 1.0f - s->hardness) * s->sample_rate_hz + 0.5f);
-        if (s->hammer_length < 1) s->hammer_length = 1;
-        s->hammer_count = s->hammer_length;
-      } else if (s->hammer_count > 0) {
-        --s->hammer_count;
+        trig = 1;
       }
-      /* Seed 003 eq. 7: F(t) = Fmax (1 - cos(2 pi t / T)), scaled to deliver `velocity` in total. */
-      x = s->hammer_count > 0
-              ? s->hammer_velocity *
-                    (1.0f - cosf(6.28318530717958647692f * (float)(s->hammer_length - s->hammer_count) /
-                                 (float)s->hammer_length)) /
-                    (float)s->hammer_length
-              : 0.0f;
-      s->force[m] = in ? in[m] + x : x;
+      x = plate_contact_force(s, trig, in ? in[m] : 0.0f);
+      /* The input is the force itself (the effect), unless the live-input model scales it. */
+      s->force[m] = in && s->excitation != PLATE_EXCITE_INPUT ? in[m] + x : x;
       s->glide = s->glide_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->glide;
       s->gain = s->gain_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->gain;
-      position = s->point + s->glide;
-      if (position > (float)(PLATE_POINTS - 1)) position = (float)(PLATE_POINTS - 1);
-      if (position < 0.0f) position = 0.0f;
-      point_a = (int)position;
-      if (point_a > PLATE_POINTS - 2) point_a = PLATE_POINTS - 2 > 0 ? PLATE_POINTS - 2 : 0;
-      s->point_a[m] = point_a;
-      s->weight[m] = position - (float)point_a;
+      s->contact_u = s->contact_u_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_u;
+      s->contact_v = s->contact_v_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_v;
+      if (s->contact_on) {
+        /* Barycentric gains over the triangle (seed 003 2.3): (1 - u - v) gA + u gB + v gC. */
+        const int* t = plate_triangle[s->contact_triangle];
+        const float sum = s->contact_u + s->contact_v;
+        const float scale = sum > 1.0f ? sum : 1.0f;
+        s->point_a[m] = (t[0] * PLATE_POINTS + t[1]) * PLATE_POINTS + t[2];
+        s->weight[m] = s->contact_u / scale;
+        s->weight_c[m] = s->contact_v / scale;
+      } else {
+        int point_b;
+        position = s->point + s->glide;
+        if (position > (float)(PLATE_POINTS - 1)) position = (float)(PLATE_POINTS - 1);
+        if (position < 0.0f) position = 0.0f;
+        point_a = (int)position;
+        if (point_a > PLATE_POINTS - 2) point_a = PLATE_POINTS - 2 > 0 ? PLATE_POINTS - 2 : 0;
+        point_b = point_a + 1 < PLATE_POINTS ? point_a + 1 : PLATE_POINTS - 1;
+        s->point_a[m] = (point_a * PLATE_POINTS + point_b) * PLATE_POINTS + point_b;
+        s->weight[m] = position - (float)point_a;
+        s->weight_c[m] = 0.0f;
+      }
       s->out_gain[m] = s->gain;
     }
     for (l = 0; l < PLATE_OUTPUTS; ++l)
       for (m = 0; m < count; ++m)
-        for (j = 0; j < PLATE_LANES; ++j) { s->acc[l][0][m][j] = 0.0f; s->acc[l][1][m][j] = 0.0f; }
+        for (j = 0; j < PLATE_LANES; ++j) { s->acc[l][0][m][j] = 0.0f; s->acc[l][1][m][j] = 0.0f; s->acc[l][2][m][j] = 0.0f; }
     /* Runs of samples with the same pair of points; cross-fade only where the weight is not 0. */
     start = 0;
     while (start < count) {
-      int end = start + 1, crossfade = s->weight[start] != 0.0f;
+      int end = start + 1, crossfade = s->weight[start] != 0.0f, third = s->weight_c[start] != 0.0f;
       while (end < count && s->point_a[end] == s->point_a[start]) {
         crossfade |= s->weight[end] != 0.0f;
+        third |= s->weight_c[end] != 0.0f;
         ++end;
       }
-      if (s->loaded_point != s->point_a[start]) plate_load_point(s, s->point_a[start]);
-      plate_run_modes(s, start, end, crossfade);
+      if (s->loaded_point != s->point_a[start]) plate_load_points(s, s->point_a[start]);
+      plate_run_modes(s, start, end, crossfade, third);
       for (m = start; m < end; ++m)
         for (l = 0; l < PLATE_OUTPUTS; ++l) {
-          float a = 0.0f, b = 0.0f;
-          for (j = 0; j < PLATE_LANES; ++j) { a += s->acc[l][0][m][j]; b += s->acc[l][1][m][j]; }
-          outs[l][done + m] = (crossfade ? a + s->weight[m] * (b - a) : a) * s->out_gain[m];
+          float a = 0.0f, b = 0.0f, c = 0.0f, y;
+          for (j = 0; j < PLATE_LANES; ++j) { a += s->acc[l][0][m][j]; b += s->acc[l][1][m][j]; c += s->acc[l][2][m][j]; }
+          /* The Faust bank's mix: A + wB (B - A) + wC (C - A). */
+          y = crossfade ? a + s->weight[m] * (b - a) : a;
+          if (third) y += s->weight_c[m] * (c - a);
+          outs[l][done + m] = y * s->out_gain[m];
         }
       start = end;
     }
@@ -329,6 +551,20 @@ class Plate {
   // Continuous, smoothed.
   void setGlide(float glide) { plate_set_glide(&state_, glide); }
   void setGain(float gain) { plate_set_gain(&state_, gain); }
+  // Moving contact: triangle of the model's triangulation and barycentric (u, v), smoothed.
+  static constexpr int kTriangles = PLATE_TRIANGLES;
+  void setContact(bool on, int triangle, float u, float v) { plate_set_contact(&state_, on ? 1 : 0, triangle, u, v); }
+  // Contact model (PLATE_EXCITE_*) and its continuous controls (smoothed).
+  void setExcitation(int kind) { plate_set_excitation(&state_, kind); }
+  void setSize(float size) { plate_set_size(&state_, size); }
+  void setSpeed(float mps) { plate_set_speed(&state_, mps); }
+  void setForce(float newtons) { plate_set_force(&state_, newtons); }
+  void setRoughness(float beta) { plate_set_roughness(&state_, beta); }
+  void setFriction(float mu) { plate_set_friction(&state_, mu); }
+  void setInputGain(float gain) { plate_set_input_gain(&state_, gain); }
+  // The next sample of the selected contact model's force alone (advances its state): what
+  // process() feeds the modes. For analysis and tests.
+  float contactForce(bool trig, float in = 0.0f) { return plate_contact_force(&state_, trig ? 1 : 0, in); }
   // position in [0, kExcitationPoints - 1]; velocity scales the momentum of the strike.
   void strike(float position, float velocity = 1.0f) { plate_strike_at(&state_, position, velocity); }
   // in: force (momentum per sample) or nullptr; out: output 0. n: any length.

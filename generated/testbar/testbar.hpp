@@ -10,7 +10,7 @@
  * input at the same sample rate the two agree to float precision.
  *
  * Use (C++):
- *   mesh2dsp_models::Testbar model;      // ~18 KiB of state: make it static or a member
+ *   mesh2dsp_models::Testbar model;      // ~27 KiB of state: make it static or a member
  *   model.prepare(48000.0f);                    // coefficients from the sample rate, never baked
  *   model.strike(0.0f, 1.0f);                   // excitation point 0, unit momentum
  *   model.process(nullptr, out, 256);           // nullptr: no external force input
@@ -41,6 +41,7 @@
 #define TESTBAR_POINTS 3
 #define TESTBAR_OUTPUTS 1
 #define TESTBAR_FUNDAMENTAL_HZ 440.0
+#define TESTBAR_TRIANGLES 1
 /* Modes computed side by side: 32 lets GCC vectorise the mode loops on SSE/AVX/AVX-512/NEON
  * hosts (at 16 it unrolls them into scalar code instead); 1 suits a Cortex-M4F (no SIMD). */
 #ifndef TESTBAR_LANES
@@ -74,6 +75,23 @@ static const float testbar_frequency_ratio[TESTBAR_MODES] = {
 static const float testbar_decay_per_s[TESTBAR_MODES] = {
 2.3025851f, 3.2894073f, 4.934111f, 6.9077554f, 11.512925f, 17.269388f, 23.02585f, 34.538776f
 };
+/* Contact models (the Faust m2dExcite environment, templates/faust/excitations.lib.mustache):
+ * testbar_set_excitation takes one of these. The Faust menu lists only the models compiled in
+ * with generate --excitation, in this order. */
+#define TESTBAR_EXCITE_IMPACT 0 /* seed 003 eq. 7 raised cosine */
+#define TESTBAR_EXCITE_HAMMER 1 /* seed 004 3.3 noise burst, attack-release, low-pass */
+#define TESTBAR_EXCITE_MICRO 2  /* seed 002 impact + micro-collision impulse trains */
+#define TESTBAR_EXCITE_SCRAPE 3 /* seed 002 fractal noise through a speed-tuned reson */
+#define TESTBAR_EXCITE_ROLL 4   /* seed 002 scrape + size low-pass */
+#define TESTBAR_EXCITE_INPUT 5  /* seed 003 3.4 the input signal is the force */
+/* Frequency ratios of the three dominant modes (largest gain at point 0): the micro-collision
+ * impulse trains. */
+static const float testbar_micro_ratio[3] = { 1.0f, 2.5693183f, 5.0227275f };
+
+/* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
+ * triangle and barycentric weights (u, v) toward its second and third point (seed 003 2.3). */
+static const int testbar_triangle[1][3] = { {0, 1, 2} };
+
 /* Normalised gain of mode n at output l for excitation point k: [(l * POINTS + k) * MODES + n]. */
 static const float testbar_gain[TESTBAR_OUTPUTS * TESTBAR_POINTS * TESTBAR_MODES] = {
 0.36180905f, 0.16080402f, 0.2512563f, 0.09045226f, 0.040201005f, 0.06281407f, 0.022613065f, 0.010050251f, 0.040201005f, 0.3040201f, 0.022613065f, 0.12311558f, 0.09045226f, 0.010050251f, 0.040201005f, 0.022613065f, 0.20351759f, 0.010050251f, 0.16080402f, 0.06281407f, 0.12311558f, 0.040201005f, 0.022613065f, 0.010050251f
@@ -91,7 +109,21 @@ typedef struct {
   /* The raised-cosine hammer (seed 003 eq. 7). */
   int strike_pending, hammer_count, hammer_length;
   float strike_velocity, hammer_velocity;
-  int loaded_point; /* the point whose gains are in gain_a / gain_b; -1: none */
+  int loaded_point; /* the points (key (a P + b) P + c) whose gains are loaded; -1: none */
+  /* Moving contact: on, triangle, smoothed barycentric weights. */
+  int contact_on, contact_triangle;
+  float contact_u_target, contact_u, contact_v_target, contact_v;
+  int first_sample; /* the held parameters are taken over at the first sample (Faust: 1 - 1') */
+  /* Contact models: the selected one, its smoothed controls, and their states. */
+  int excitation;
+  float size_target, size, speed_target, speed, force_target, contact_force;
+  float roughness_target, roughness, friction_target, friction, input_gain_target, input_gain;
+  unsigned int noise;  /* no.noise's LCG: r = 1103515245 r + 12345 (mod 2^32), seed 0 */
+  int burst_count, burst_ramp;       /* hammer envelope */
+  float burst_lp[3];                 /* hammer low-pass */
+  int micro_count, micro_burst, micro_period[3], micro_phase[3];
+  float fractal_x1[10], fractal_y1[10], fractal_b[10], fractal_corner[10];
+  float reson_x1, reson_x2, reson_y1, reson_y2, roll_lp[2];
   TESTBAR_ALIGN float c1[TESTBAR_PADDED_MODES];  /* 2 R cos(theta) */
   TESTBAR_ALIGN float c2[TESTBAR_PADDED_MODES];  /* R^2 */
   TESTBAR_ALIGN float b1[TESTBAR_PADDED_MODES];  /* numerator: velocity from eq. 6's state */
@@ -99,12 +131,14 @@ typedef struct {
   TESTBAR_ALIGN float y1[TESTBAR_PADDED_MODES];  /* y[m-1] */
   TESTBAR_ALIGN float y2[TESTBAR_PADDED_MODES];  /* y[m-2] */
   TESTBAR_ALIGN float gain_a[TESTBAR_OUTPUTS][TESTBAR_PADDED_MODES]; /* point kA, times on */
-  TESTBAR_ALIGN float gain_b[TESTBAR_OUTPUTS][TESTBAR_PADDED_MODES]; /* point kA + 1, times on */
+  TESTBAR_ALIGN float gain_b[TESTBAR_OUTPUTS][TESTBAR_PADDED_MODES]; /* point kB, times on */
+  TESTBAR_ALIGN float gain_c[TESTBAR_OUTPUTS][TESTBAR_PADDED_MODES]; /* point kC, times on */
   TESTBAR_ALIGN float force[TESTBAR_BLOCK];
-  TESTBAR_ALIGN float weight[TESTBAR_BLOCK];
+  TESTBAR_ALIGN float weight[TESTBAR_BLOCK];    /* of point B */
+  TESTBAR_ALIGN float weight_c[TESTBAR_BLOCK];  /* of point C */
   TESTBAR_ALIGN float out_gain[TESTBAR_BLOCK];
   int point_a[TESTBAR_BLOCK];
-  TESTBAR_ALIGN float acc[TESTBAR_OUTPUTS][2][TESTBAR_BLOCK][TESTBAR_LANES];
+  TESTBAR_ALIGN float acc[TESTBAR_OUTPUTS][3][TESTBAR_BLOCK][TESTBAR_LANES];
 } testbar_state;
 
 /* Resonator coefficients for the held fundamental and T60 scale at the prepared rate. */
@@ -138,10 +172,20 @@ TESTBAR_INLINE void testbar_reset(testbar_state* s) {
   for (n = 0; n < TESTBAR_PADDED_MODES; ++n) { s->y1[n] = 0.0f; s->y2[n] = 0.0f; }
   s->glide = 0.0f;
   s->gain = 0.0f;
+  s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
   s->hammer_count = 0;
   s->hammer_length = 1;
   s->hammer_velocity = 0.0f;
+  s->first_sample = 1;
+  s->size = s->speed = s->contact_force = s->roughness = s->friction = s->input_gain = 0.0f;
+  s->noise = 0u;
+  s->burst_count = 0; s->burst_ramp = 1;
+  s->micro_count = 0; s->micro_burst = 1;
+  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0; s->micro_period[n] = 1; }
+  for (n = 0; n < 10; ++n) s->fractal_x1[n] = s->fractal_y1[n] = 0.0f;
+  s->reson_x1 = s->reson_x2 = s->reson_y1 = s->reson_y2 = 0.0f;
+  s->roll_lp[0] = s->roll_lp[1] = 0.0f;
 }
 
 /* Takes over the held parameters (fundamental, T60 scale, hardness, excitation point) now. */
@@ -162,8 +206,25 @@ TESTBAR_INLINE void testbar_prepare(testbar_state* s, float sample_rate_hz) {
   s->hardness = s->next_hardness = 0.7f;
   s->point = s->next_point = 0.0f;
   s->glide_target = 0.0f;
+  s->contact_on = 0;
+  s->contact_triangle = 0;
+  s->contact_u_target = s->contact_v_target = 0.0f;
   s->gain_target = 0.5f;
   s->smooth_pole = expf(-1.0f / (0.01f * sample_rate_hz));
+  s->excitation = TESTBAR_EXCITE_IMPACT;
+  s->size_target = 0.1f;
+  s->speed_target = 0.3f;
+  s->force_target = 0.5f;
+  s->roughness_target = 1.0f;
+  s->friction_target = 0.3f;
+  s->input_gain_target = 1.0f;
+  {
+    int k;
+    for (k = 0; k < 10; ++k) {
+      s->fractal_corner[k] = 20.0f * powf(2.0f, (float)k);  /* octave-spaced, 20 Hz .. 10 kHz */
+      s->fractal_b[k] = expf(-(6.28318530717958647692f * s->fractal_corner[k] / sample_rate_hz));
+    }
+  }
   testbar_compute_coefficients(s);
   testbar_reset(s);
 }
@@ -174,8 +235,147 @@ TESTBAR_INLINE void testbar_set_hardness(testbar_state* s, float hardness) { s->
 TESTBAR_INLINE void testbar_set_excitation_point(testbar_state* s, int point) { s->next_point = (float)point; }
 /* Continuous position between the excitation point and the next, in [0, 1]; smoothed. */
 TESTBAR_INLINE void testbar_set_glide(testbar_state* s, float glide) { s->glide_target = glide; }
+/* Moving contact (seed 003 2.3, Fig. 4): when on, the position is the point of triangle
+ * `triangle` with barycentric weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the
+ * edge); u and v are smoothed. Off: the excitation point and glide. */
+TESTBAR_INLINE void testbar_set_contact(testbar_state* s, int on, int triangle, float u, float v) {
+  s->contact_on = on && TESTBAR_TRIANGLES > 0;
+  s->contact_triangle = triangle < 0 ? 0 : (triangle >= TESTBAR_TRIANGLES ? (TESTBAR_TRIANGLES > 0 ? TESTBAR_TRIANGLES - 1 : 0) : triangle);
+  s->contact_u_target = u;
+  s->contact_v_target = v;
+}
 /* Output gain; smoothed. */
 TESTBAR_INLINE void testbar_set_gain(testbar_state* s, float gain) { s->gain_target = gain; }
+
+/* Contact model (TESTBAR_EXCITE_*) and its controls, smoothed like the gain:
+ * size in [0, 1] (hammer and ball: low-pass at (1 - size) 9500 + 500 Hz), speed (m/s),
+ * force (N), roughness (beta of the 1/f^beta profile), friction (Coulomb coefficient),
+ * input gain (live input). */
+TESTBAR_INLINE void testbar_set_excitation(testbar_state* s, int kind) { s->excitation = kind; }
+TESTBAR_INLINE void testbar_set_size(testbar_state* s, float size) { s->size_target = size; }
+TESTBAR_INLINE void testbar_set_speed(testbar_state* s, float mps) { s->speed_target = mps; }
+TESTBAR_INLINE void testbar_set_force(testbar_state* s, float newtons) { s->force_target = newtons; }
+TESTBAR_INLINE void testbar_set_roughness(testbar_state* s, float beta) { s->roughness_target = beta; }
+TESTBAR_INLINE void testbar_set_friction(testbar_state* s, float mu) { s->friction_target = mu; }
+TESTBAR_INLINE void testbar_set_input_gain(testbar_state* s, float gain) { s->input_gain_target = gain; }
+
+/* One-pole low-pass y = (1 - b) x + b y[-1] (Faust m2dExcite.onePole). */
+TESTBAR_INLINE float testbar_one_pole(float* y1, float b, float x) {
+  *y1 = x * (1.0f - b) + b * *y1;
+  return *y1;
+}
+
+/* The force of the selected contact model for one sample, as momentum per sample; trig: a strike
+ * starts on this sample; in: the live input sample. The same recursions as the Faust m2dExcite
+ * environment (see there for the papers and equations). */
+TESTBAR_INLINE float testbar_contact_force(testbar_state* s, int trig, float in) {
+  const float two_pi = 6.28318530717958647692f, sr = s->sample_rate_hz;
+  const float p = s->smooth_pole;
+  float noise, x = 0.0f;
+  int k;
+  s->noise = s->noise * 1103515245u + 12345u;
+  noise = (float)(int)s->noise * (1.0f / 2147483647.0f);  /* no.noise */
+  s->size = s->size_target * (1.0f - p) + p * s->size;
+  s->speed = s->speed_target * (1.0f - p) + p * s->speed;
+  s->contact_force = s->force_target * (1.0f - p) + p * s->contact_force;
+  s->roughness = s->roughness_target * (1.0f - p) + p * s->roughness;
+  s->friction = s->friction_target * (1.0f - p) + p * s->friction;
+  s->input_gain = s->input_gain_target * (1.0f - p) + p * s->input_gain;
+  if (trig) {
+    s->hammer_velocity = s->strike_velocity;
+    /* Contact time 0.2 ms (hardness 1) to 10 ms (hardness 0). */
+    s->hammer_length = (int)(0.0002f * powf(50.0f, 1.0f - s->hardness) * sr + 0.5f);
+    if (s->hammer_length < 1) s->hammer_length = 1;
+    s->hammer_count = s->hammer_length;
+    s->burst_ramp = (int)(((1.0f - s->hardness) * 0.01f + 0.001f) * sr + 0.5f);
+    if (s->burst_ramp < 1) s->burst_ramp = 1;
+    s->burst_count = 2 * s->burst_ramp;
+    s->micro_burst = (int)(0.02f * sr + 0.5f);
+    if (s->micro_burst < 1) s->micro_burst = 1;
+    s->micro_count = s->micro_burst;
+    for (k = 0; k < 3; ++k) {
+      float f = s->fundamental_hz * testbar_micro_ratio[k];
+      s->micro_period[k] = (int)(sr / (f > 1.0f ? f : 1.0f) + 0.5f);
+      if (s->micro_period[k] < 1) s->micro_period[k] = 1;
+      s->micro_phase[k] = 0;
+    }
+  } else {
+    if (s->hammer_count > 0) --s->hammer_count;
+    if (s->burst_count > 0) --s->burst_count;
+    if (s->micro_count > 0) --s->micro_count;
+    for (k = 0; k < 3; ++k) s->micro_phase[k] = (s->micro_phase[k] + 1) % s->micro_period[k];
+  }
+  switch (s->excitation) {
+    case TESTBAR_EXCITE_IMPACT:
+    case TESTBAR_EXCITE_MICRO:
+      /* Seed 003 eq. 7: F(t) = Fmax (1 - cos(2 pi t / T)), scaled to deliver `velocity` in total. */
+      x = s->hammer_count > 0
+              ? s->hammer_velocity *
+                    (1.0f - cosf(two_pi * (float)(s->hammer_length - s->hammer_count) /
+                                 (float)s->hammer_length)) /
+                    (float)s->hammer_length
+              : 0.0f;
+      if (s->excitation == TESTBAR_EXCITE_MICRO) {
+        /* Seed 002: impulse trains at the dominant modal frequencies for 20 ms after the impact. */
+        const float env = (float)s->micro_count / (float)s->micro_burst;
+        const int pulses = (s->micro_phase[0] == 0) + (s->micro_phase[1] == 0) + (s->micro_phase[2] == 0);
+        x += (float)pulses * (0.1f * s->hardness * s->hammer_velocity * env * env);
+      }
+      break;
+    case TESTBAR_EXCITE_HAMMER: {
+      /* Seed 004 3.3: noise burst, linear attack-release envelope, three one-pole low-passes. */
+      const int since = 2 * s->burst_ramp - s->burst_count;
+      const float env = s->burst_count > 0
+                            ? (since < s->burst_ramp ? (float)since : (float)(2 * s->burst_ramp - since)) /
+                                  (float)s->burst_ramp
+                            : 0.0f;
+      const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
+      x = noise * env * s->hammer_velocity / sqrtf((float)s->burst_ramp);
+      for (k = 0; k < 3; ++k) x = testbar_one_pole(&s->burst_lp[k], b, x);
+      break;
+    }
+    case TESTBAR_EXCITE_SCRAPE:
+    case TESTBAR_EXCITE_ROLL: {
+      /* Seed 002: fractal 1/f^beta noise (ten octave-spaced shelving sections, pole p_k, zero
+       * p_k 2^(beta/2)) through a reson at 2000 Hz per m/s, quality 4, level friction * force. */
+      float fractal = noise, fc, r, c1, c2, u, y;
+      const int rolling = s->excitation == TESTBAR_EXCITE_ROLL;
+      const float zero_ratio = powf(2.0f, 0.5f * s->roughness);
+      for (k = 0; k < 10; ++k) {
+        const float b = s->fractal_b[k];
+        const float c = expf(-(two_pi * s->fractal_corner[k] * zero_ratio / sr));
+        const float out = (fractal - c * s->fractal_x1[k]) * ((1.0f - b) / (1.0f - c)) + b * s->fractal_y1[k];
+        s->fractal_x1[k] = fractal;
+        s->fractal_y1[k] = out;
+        fractal = out;
+      }
+      fractal *= 0.5f * powf(50.0f, 0.5f * s->roughness);
+      fc = s->speed * 2000.0f;
+      if (fc < 10.0f) fc = 10.0f;
+      r = expf(-(3.14159265358979323846f * fc / (4.0f * sr)));
+      c1 = 2.0f * r * cosf(two_pi * fc / sr);
+      c2 = r * r;
+      u = (fractal - s->reson_x2) * (0.5f * (1.0f - r * r));
+      y = u + (c1 * s->reson_y1 - c2 * s->reson_y2);
+      s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
+      s->reson_y2 = s->reson_y1; s->reson_y1 = y;
+      x = y * ((rolling ? 1.0f : s->friction) * s->contact_force);
+      if (rolling) {
+        /* The ball's size: two one-poles at (1 - size) 9500 + 500 Hz. */
+        const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
+        x = testbar_one_pole(&s->roll_lp[0], b, x);
+        x = testbar_one_pole(&s->roll_lp[1], b, x);
+      }
+      break;
+    }
+    case TESTBAR_EXCITE_INPUT:
+      x = in * s->input_gain;
+      break;
+    default:
+      break;
+  }
+  return x;
+}
 
 /* Strikes with the held parameters at the next processed sample; velocity scales the momentum. */
 TESTBAR_INLINE void testbar_strike(testbar_state* s, float velocity) {
@@ -193,23 +393,27 @@ TESTBAR_INLINE void testbar_strike_at(testbar_state* s, float position, float ve
   testbar_strike(s, velocity);
 }
 
-TESTBAR_INLINE void testbar_load_point(testbar_state* s, int point_a) {
-  const int point_b = point_a + 1 < TESTBAR_POINTS ? point_a + 1 : TESTBAR_POINTS - 1;
+TESTBAR_INLINE void testbar_load_points(testbar_state* s, int key) {
+  const int point_c = key % TESTBAR_POINTS;
+  const int point_b = (key / TESTBAR_POINTS) % TESTBAR_POINTS;
+  const int point_a = key / (TESTBAR_POINTS * TESTBAR_POINTS);
   int l, n;
   for (l = 0; l < TESTBAR_OUTPUTS; ++l) {
     const float* ga = testbar_gain + ((long)l * TESTBAR_POINTS + point_a) * TESTBAR_MODES;
     const float* gb = testbar_gain + ((long)l * TESTBAR_POINTS + point_b) * TESTBAR_MODES;
+    const float* gc = testbar_gain + ((long)l * TESTBAR_POINTS + point_c) * TESTBAR_MODES;
     for (n = 0; n < TESTBAR_PADDED_MODES; ++n) {
       s->gain_a[l][n] = n < TESTBAR_MODES ? ga[n] * s->on[n] : 0.0f;
       s->gain_b[l][n] = n < TESTBAR_MODES ? gb[n] * s->on[n] : 0.0f;
+      s->gain_c[l][n] = n < TESTBAR_MODES ? gc[n] * s->on[n] : 0.0f;
     }
   }
-  s->loaded_point = point_a;
+  s->loaded_point = key;
 }
 
 /* The resonator bank over samples [m0, m1) of the block: eq. 6, then the velocity numerator,
  * accumulated per lane for point A (and point B when cross-fading). */
-TESTBAR_INLINE void testbar_run_modes(testbar_state* s, int m0, int m1, int crossfade) {
+TESTBAR_INLINE void testbar_run_modes(testbar_state* s, int m0, int m1, int crossfade, int third) {
   int base, m, j, l;
   for (base = 0; base < TESTBAR_PADDED_MODES; base += TESTBAR_LANES) {
     float y1[TESTBAR_LANES], y2[TESTBAR_LANES], c1[TESTBAR_LANES], c2[TESTBAR_LANES], b1[TESTBAR_LANES];
@@ -235,6 +439,11 @@ TESTBAR_INLINE void testbar_run_modes(testbar_state* s, int m0, int m1, int cros
           float* TESTBAR_RESTRICT acc_b = s->acc[l][1][m];
           for (j = 0; j < TESTBAR_LANES; ++j) acc_b[j] += v[j] * gb[j];
         }
+        if (third) {
+          const float* TESTBAR_RESTRICT gc = s->gain_c[l] + base;
+          float* TESTBAR_RESTRICT acc_c = s->acc[l][2][m];
+          for (j = 0; j < TESTBAR_LANES; ++j) acc_c[j] += v[j] * gc[j];
+        }
       }
     }
     for (j = 0; j < TESTBAR_LANES; ++j) { s->y1[base + j] = y1[j]; s->y2[base + j] = y2[j]; }
@@ -251,54 +460,67 @@ TESTBAR_INLINE void testbar_process(testbar_state* s, const float* in, float* co
     for (m = 0; m < count; ++m) {
       float position, x;
       int point_a;
+      int trig = 0;
+      if (s->first_sample) {
+        s->first_sample = 0;
+        testbar_apply(s);
+      }
       if (s->strike_pending) {
         s->strike_pending = 0;
         testbar_apply(s);
-        s->hammer_velocity = s->strike_velocity;
-        /* Contact time 0.2 ms (hardness 1) to 10 ms (hardness 0). */
-        s->hammer_length = (int)(0.0002f * powf(50.0f, 1.0f - s->hardness) * s->sample_rate_hz + 0.5f);
-        if (s->hammer_length < 1) s->hammer_length = 1;
-        s->hammer_count = s->hammer_length;
-      } else if (s->hammer_count > 0) {
-        --s->hammer_count;
+        trig = 1;
       }
-      /* Seed 003 eq. 7: F(t) = Fmax (1 - cos(2 pi t / T)), scaled to deliver `velocity` in total. */
-      x = s->hammer_count > 0
-              ? s->hammer_velocity *
-                    (1.0f - cosf(6.28318530717958647692f * (float)(s->hammer_length - s->hammer_count) /
-                                 (float)s->hammer_length)) /
-                    (float)s->hammer_length
-              : 0.0f;
-      s->force[m] = in ? in[m] + x : x;
+      x = testbar_contact_force(s, trig, in ? in[m] : 0.0f);
+      /* The input is the force itself (the effect), unless the live-input model scales it. */
+      s->force[m] = in && s->excitation != TESTBAR_EXCITE_INPUT ? in[m] + x : x;
       s->glide = s->glide_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->glide;
       s->gain = s->gain_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->gain;
-      position = s->point + s->glide;
-      if (position > (float)(TESTBAR_POINTS - 1)) position = (float)(TESTBAR_POINTS - 1);
-      if (position < 0.0f) position = 0.0f;
-      point_a = (int)position;
-      if (point_a > TESTBAR_POINTS - 2) point_a = TESTBAR_POINTS - 2 > 0 ? TESTBAR_POINTS - 2 : 0;
-      s->point_a[m] = point_a;
-      s->weight[m] = position - (float)point_a;
+      s->contact_u = s->contact_u_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_u;
+      s->contact_v = s->contact_v_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_v;
+      if (s->contact_on) {
+        /* Barycentric gains over the triangle (seed 003 2.3): (1 - u - v) gA + u gB + v gC. */
+        const int* t = testbar_triangle[s->contact_triangle];
+        const float sum = s->contact_u + s->contact_v;
+        const float scale = sum > 1.0f ? sum : 1.0f;
+        s->point_a[m] = (t[0] * TESTBAR_POINTS + t[1]) * TESTBAR_POINTS + t[2];
+        s->weight[m] = s->contact_u / scale;
+        s->weight_c[m] = s->contact_v / scale;
+      } else {
+        int point_b;
+        position = s->point + s->glide;
+        if (position > (float)(TESTBAR_POINTS - 1)) position = (float)(TESTBAR_POINTS - 1);
+        if (position < 0.0f) position = 0.0f;
+        point_a = (int)position;
+        if (point_a > TESTBAR_POINTS - 2) point_a = TESTBAR_POINTS - 2 > 0 ? TESTBAR_POINTS - 2 : 0;
+        point_b = point_a + 1 < TESTBAR_POINTS ? point_a + 1 : TESTBAR_POINTS - 1;
+        s->point_a[m] = (point_a * TESTBAR_POINTS + point_b) * TESTBAR_POINTS + point_b;
+        s->weight[m] = position - (float)point_a;
+        s->weight_c[m] = 0.0f;
+      }
       s->out_gain[m] = s->gain;
     }
     for (l = 0; l < TESTBAR_OUTPUTS; ++l)
       for (m = 0; m < count; ++m)
-        for (j = 0; j < TESTBAR_LANES; ++j) { s->acc[l][0][m][j] = 0.0f; s->acc[l][1][m][j] = 0.0f; }
+        for (j = 0; j < TESTBAR_LANES; ++j) { s->acc[l][0][m][j] = 0.0f; s->acc[l][1][m][j] = 0.0f; s->acc[l][2][m][j] = 0.0f; }
     /* Runs of samples with the same pair of points; cross-fade only where the weight is not 0. */
     start = 0;
     while (start < count) {
-      int end = start + 1, crossfade = s->weight[start] != 0.0f;
+      int end = start + 1, crossfade = s->weight[start] != 0.0f, third = s->weight_c[start] != 0.0f;
       while (end < count && s->point_a[end] == s->point_a[start]) {
         crossfade |= s->weight[end] != 0.0f;
+        third |= s->weight_c[end] != 0.0f;
         ++end;
       }
-      if (s->loaded_point != s->point_a[start]) testbar_load_point(s, s->point_a[start]);
-      testbar_run_modes(s, start, end, crossfade);
+      if (s->loaded_point != s->point_a[start]) testbar_load_points(s, s->point_a[start]);
+      testbar_run_modes(s, start, end, crossfade, third);
       for (m = start; m < end; ++m)
         for (l = 0; l < TESTBAR_OUTPUTS; ++l) {
-          float a = 0.0f, b = 0.0f;
-          for (j = 0; j < TESTBAR_LANES; ++j) { a += s->acc[l][0][m][j]; b += s->acc[l][1][m][j]; }
-          outs[l][done + m] = (crossfade ? a + s->weight[m] * (b - a) : a) * s->out_gain[m];
+          float a = 0.0f, b = 0.0f, c = 0.0f, y;
+          for (j = 0; j < TESTBAR_LANES; ++j) { a += s->acc[l][0][m][j]; b += s->acc[l][1][m][j]; c += s->acc[l][2][m][j]; }
+          /* The Faust bank's mix: A + wB (B - A) + wC (C - A). */
+          y = crossfade ? a + s->weight[m] * (b - a) : a;
+          if (third) y += s->weight_c[m] * (c - a);
+          outs[l][done + m] = y * s->out_gain[m];
         }
       start = end;
     }
@@ -329,6 +551,20 @@ class Testbar {
   // Continuous, smoothed.
   void setGlide(float glide) { testbar_set_glide(&state_, glide); }
   void setGain(float gain) { testbar_set_gain(&state_, gain); }
+  // Moving contact: triangle of the model's triangulation and barycentric (u, v), smoothed.
+  static constexpr int kTriangles = TESTBAR_TRIANGLES;
+  void setContact(bool on, int triangle, float u, float v) { testbar_set_contact(&state_, on ? 1 : 0, triangle, u, v); }
+  // Contact model (TESTBAR_EXCITE_*) and its continuous controls (smoothed).
+  void setExcitation(int kind) { testbar_set_excitation(&state_, kind); }
+  void setSize(float size) { testbar_set_size(&state_, size); }
+  void setSpeed(float mps) { testbar_set_speed(&state_, mps); }
+  void setForce(float newtons) { testbar_set_force(&state_, newtons); }
+  void setRoughness(float beta) { testbar_set_roughness(&state_, beta); }
+  void setFriction(float mu) { testbar_set_friction(&state_, mu); }
+  void setInputGain(float gain) { testbar_set_input_gain(&state_, gain); }
+  // The next sample of the selected contact model's force alone (advances its state): what
+  // process() feeds the modes. For analysis and tests.
+  float contactForce(bool trig, float in = 0.0f) { return testbar_contact_force(&state_, trig ? 1 : 0, in); }
   // position in [0, kExcitationPoints - 1]; velocity scales the momentum of the strike.
   void strike(float position, float velocity = 1.0f) { testbar_strike_at(&state_, position, velocity); }
   // in: force (momentum per sample) or nullptr; out: output 0. n: any length.

@@ -10,7 +10,7 @@
  * input at the same sample rate the two agree to float precision.
  *
  * Use (C++):
- *   mesh2dsp_models::VibraphoneBar model;      // ~18 KiB of state: make it static or a member
+ *   mesh2dsp_models::VibraphoneBar model;      // ~27 KiB of state: make it static or a member
  *   model.prepare(48000.0f);                    // coefficients from the sample rate, never baked
  *   model.strike(0.0f, 1.0f);                   // excitation point 0, unit momentum
  *   model.process(nullptr, out, 256);           // nullptr: no external force input
@@ -24,7 +24,7 @@
  * the filter reproduces exactly at the sampling instants (impulse invariance): the all-pole part
  * is eq. 6, the one-zero numerator 1 + b1 z^-1 turns its sine response into the velocity.
  * Output the surface velocity at the struck point along the strike direction (contact microphone). Every gain carries the overall normalisation
- * 0.020334446812384294 (1 / the largest sum of |gains| over points and outputs), so a unit-momentum
+ * 0.020334446812210562 (1 / the largest sum of |gains| over points and outputs), so a unit-momentum
  * strike starts at most at 1. Modes at or above Nyquist are switched off at prepare.
  *
  * State is laid out as structure-of-arrays, VIBRAPHONE_BAR_LANES modes side by side, so the compiler
@@ -41,6 +41,7 @@
 #define VIBRAPHONE_BAR_POINTS 8
 #define VIBRAPHONE_BAR_OUTPUTS 1
 #define VIBRAPHONE_BAR_FUNDAMENTAL_HZ 232.779
+#define VIBRAPHONE_BAR_TRIANGLES 12
 /* Modes computed side by side: 32 lets GCC vectorise the mode loops on SSE/AVX/AVX-512/NEON
  * hosts (at 16 it unrolls them into scalar code instead); 1 suits a Cortex-M4F (no SIMD). */
 #ifndef VIBRAPHONE_BAR_LANES
@@ -74,9 +75,26 @@ static const float vibraphone_bar_frequency_ratio[VIBRAPHONE_BAR_MODES] = {
 static const float vibraphone_bar_decay_per_s[VIBRAPHONE_BAR_MODES] = {
 2.5320878f, 2.876473f, 3.101112f, 5.1553764f, 6.1060915f, 9.947887f, 12.930876f, 19.1583f, 23.202425f, 23.978218f, 26.430683f, 33.260242f, 44.16371f, 51.784546f, 72.0324f, 73.63392f, 80.0186f, 81.72671f, 117.04507f, 118.14739f, 137.25806f, 155.78824f, 170.99997f, 177.77458f, 204.02423f, 205.56828f, 236.39903f
 };
+/* Contact models (the Faust m2dExcite environment, templates/faust/excitations.lib.mustache):
+ * vibraphone_bar_set_excitation takes one of these. The Faust menu lists only the models compiled in
+ * with generate --excitation, in this order. */
+#define VIBRAPHONE_BAR_EXCITE_IMPACT 0 /* seed 003 eq. 7 raised cosine */
+#define VIBRAPHONE_BAR_EXCITE_HAMMER 1 /* seed 004 3.3 noise burst, attack-release, low-pass */
+#define VIBRAPHONE_BAR_EXCITE_MICRO 2  /* seed 002 impact + micro-collision impulse trains */
+#define VIBRAPHONE_BAR_EXCITE_SCRAPE 3 /* seed 002 fractal noise through a speed-tuned reson */
+#define VIBRAPHONE_BAR_EXCITE_ROLL 4   /* seed 002 scrape + size low-pass */
+#define VIBRAPHONE_BAR_EXCITE_INPUT 5  /* seed 003 3.4 the input signal is the force */
+/* Frequency ratios of the three dominant modes (largest gain at point 0): the micro-collision
+ * impulse trains. */
+static const float vibraphone_bar_micro_ratio[3] = { 39.190975f, 72.465385f, 85.377785f };
+
+/* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
+ * triangle and barycentric weights (u, v) toward its second and third point (seed 003 2.3). */
+static const int vibraphone_bar_triangle[12][3] = { {0, 3, 4}, {0, 7, 3}, {0, 4, 6}, {0, 6, 7}, {1, 2, 4}, {1, 7, 2}, {1, 4, 5}, {1, 5, 7}, {2, 6, 4}, {2, 7, 6}, {3, 5, 4}, {3, 7, 5} };
+
 /* Normalised gain of mode n at output l for excitation point k: [(l * POINTS + k) * MODES + n]. */
 static const float vibraphone_bar_gain[VIBRAPHONE_BAR_OUTPUTS * VIBRAPHONE_BAR_POINTS * VIBRAPHONE_BAR_MODES] = {
-0.023469377f, 0.028767303f, 0.018754609f, 0.0075252973f, 0.017790658f, 0.00952477f, 0.017256385f, 0.020723885f, 0.0028378933f, 0.021114195f, 0.0011436145f, 0.035097856f, 0.016399657f, 0.040289063f, 0.009900188f, 0.012708279f, 0.00078818924f, 0.028835712f, 0.016047753f, 0.030173177f, 3.455542e-05f, 0.0008049593f, 0.03857806f, 0.0051581706f, 0.00081256323f, 0.002946985f, 0.0382195f, 0.016841175f, 0.011152058f, 0.01211335f, 0.010042905f, 0.008589786f, 0.008794179f, 0.009933196f, 0.002210521f, 0.019764354f, 0.0011455091f, 0.012709657f, 0.015081076f, 0.00938081f, 0.016659118f, 0.01851522f, 0.008852345f, 1.4524305e-05f, 0.005147254f, 0.0036151954f, 0.02176071f, 0.0001327366f, 0.0019806451f, 0.017090717f, 0.00573381f, 0.0005427363f, 0.0035907733f, 0.017083349f, 0.06600879f, 7.4812974e-08f, 2.9845146e-09f, 0.00057425763f, 0.14915764f, 0.022440072f, 9.278841e-08f, 2.3518593e-05f, 4.9410548e-05f, 0.08376202f, 0.029959014f, 0.014538999f, 9.120906e-08f, 0.00013657477f, 0.003072643f, 0.108649544f, 0.26921746f, 0.0022281576f, 5.999901e-06f, 4.6158482e-05f, 0.00014177387f, 1.4430237e-05f, 0.017217137f, 0.103920385f, 0.12883423f, 8.9778644e-07f, 6.0412674e-07f, 0.0013743932f, 0.050392434f, 0.016993113f, 0.00092523865f, 0.022293812f, 0.0025505575f, 0.018642882f, 0.0029091414f, 4.9685506e-05f, 0.004306488f, 0.001759679f, 0.03134362f, 0.00031761508f, 0.06254079f, 0.007681155f, 0.012132952f, 0.0031087513f, 0.041546393f, 0.033829115f, 0.005593291f, 0.005877788f, 0.0018898482f, 0.002409419f, 0.027346f, 0.03024573f, 0.00014549543f, 0.0394667f, 0.0011601043f, 0.037148047f, 0.014461449f, 0.00024236736f, 0.01847389f, 0.0021120922f, 0.015194574f, 0.0036758347f, 0.000622658f, 0.0035185665f, 0.0013309941f, 0.023805462f, 0.00020336326f, 0.04806469f, 0.0018003095f, 0.009762628f, 1.7520815e-05f, 0.040610824f, 0.01774965f, 0.012093806f, 0.003925837f, 0.002983286f, 0.0030771638f, 0.020572666f, 0.017175071f, 0.0003274052f, 0.03443578f, 0.01606802f, 0.028979607f, 0.037729956f, 0.006025371f, 0.0069170725f, 0.00942394f, 0.006457193f, 0.09318054f, 0.00037590924f, 0.02047423f, 0.021297274f, 0.084155865f, 0.03246419f, 0.0060727713f, 0.012590272f, 0.00023693465f, 0.0110838795f, 0.034505412f, 0.04462512f, 0.06299351f, 0.08718454f, 0.014093154f, 0.016821548f, 0.046617374f, 0.13078345f, 0.00046755697f, 0.025666041f, 0.012138431f, 0.042403653f, 0.0395999f, 0.0021511738f, 0.018932676f, 0.0032653601f, 0.00027655798f, 0.032951295f, 0.021746526f, 0.0116705345f, 0.005882797f, 0.097881325f, 0.043674164f, 0.043461464f, 0.00038435668f, 0.025443431f, 0.0073007047f, 0.00036370187f, 0.0025389371f, 0.069159426f, 0.045562405f, 0.0003887424f, 0.089919485f, 0.027887458f, 0.121980906f, 0.0015743109f, 0.015197209f, 0.031303827f, 0.051574305f, 0.02058039f, 7.931179e-05f, 0.014592531f, 0.023187809f, 0.012855367f, 0.022460978f, 0.018784441f, 0.006212893f, 0.004546018f, 0.051808763f, 0.006798259f, 0.052454997f, 0.021482073f, 0.0038388306f, 0.00042289958f, 0.024392698f, 2.5452565e-07f, 0.036356024f, 7.733464e-05f, 2.7941689e-05f, 0.026832867f, 1.528926e-06f, 0.0012677595f, 3.8414368e-05f, 0.020649206f
+0.023469377f, 0.028767303f, 0.018754609f, 0.0075252973f, 0.017790658f, 0.00952477f, 0.017256385f, 0.020723885f, 0.0028378933f, 0.021114195f, 0.0011436145f, 0.035097856f, 0.016399657f, 0.040289063f, 0.009900188f, 0.012708279f, 0.00078818924f, 0.028835712f, 0.016047753f, 0.030173175f, 3.455542e-05f, 0.0008049593f, 0.03857806f, 0.0051581706f, 0.00081256323f, 0.002946985f, 0.0382195f, 0.016841175f, 0.011152058f, 0.01211335f, 0.010042905f, 0.008589786f, 0.008794179f, 0.009933196f, 0.002210521f, 0.019764354f, 0.0011455091f, 0.012709657f, 0.015081076f, 0.00938081f, 0.016659118f, 0.01851522f, 0.008852345f, 1.4524305e-05f, 0.005147254f, 0.0036151954f, 0.02176071f, 0.0001327366f, 0.0019806451f, 0.017090717f, 0.00573381f, 0.0005427363f, 0.0035907733f, 0.017083349f, 0.06600879f, 7.4812974e-08f, 2.9845149e-09f, 0.00057425763f, 0.14915764f, 0.022440072f, 9.278839e-08f, 2.3518593e-05f, 4.9410548e-05f, 0.08376202f, 0.029959014f, 0.014538999f, 9.120905e-08f, 0.00013657477f, 0.003072643f, 0.108649544f, 0.26921746f, 0.0022281576f, 5.999901e-06f, 4.615848e-05f, 0.00014177387f, 1.4430238e-05f, 0.017217137f, 0.103920385f, 0.12883423f, 8.977868e-07f, 6.0412674e-07f, 0.0013743932f, 0.050392434f, 0.016993113f, 0.00092523865f, 0.022293812f, 0.0025505575f, 0.018642882f, 0.0029091414f, 4.9685506e-05f, 0.004306488f, 0.001759679f, 0.03134362f, 0.00031761508f, 0.06254079f, 0.0076811556f, 0.012132952f, 0.0031087513f, 0.041546393f, 0.033829115f, 0.005593291f, 0.005877788f, 0.0018898482f, 0.002409419f, 0.027346f, 0.03024573f, 0.00014549543f, 0.0394667f, 0.0011601043f, 0.037148047f, 0.014461449f, 0.00024236736f, 0.01847389f, 0.0021120922f, 0.015194574f, 0.0036758347f, 0.000622658f, 0.0035185665f, 0.0013309941f, 0.023805462f, 0.00020336326f, 0.04806469f, 0.0018003095f, 0.009762628f, 1.7520815e-05f, 0.040610824f, 0.01774965f, 0.012093806f, 0.003925837f, 0.002983286f, 0.0030771638f, 0.020572666f, 0.017175071f, 0.0003274052f, 0.03443578f, 0.01606802f, 0.028979607f, 0.037729956f, 0.006025371f, 0.0069170725f, 0.00942394f, 0.006457193f, 0.09318054f, 0.00037590924f, 0.02047423f, 0.021297274f, 0.084155865f, 0.03246419f, 0.0060727713f, 0.012590272f, 0.00023693465f, 0.0110838795f, 0.034505412f, 0.04462512f, 0.06299351f, 0.08718454f, 0.014093154f, 0.016821548f, 0.046617374f, 0.13078345f, 0.00046755697f, 0.025666041f, 0.012138431f, 0.042403653f, 0.0395999f, 0.0021511738f, 0.018932676f, 0.0032653601f, 0.00027655798f, 0.032951295f, 0.021746526f, 0.0116705345f, 0.005882797f, 0.097881325f, 0.043674164f, 0.043461464f, 0.00038435668f, 0.025443431f, 0.0073007047f, 0.00036370187f, 0.0025389371f, 0.069159426f, 0.045562405f, 0.0003887424f, 0.089919485f, 0.027887458f, 0.121980906f, 0.0015743109f, 0.015197209f, 0.031303827f, 0.051574305f, 0.02058039f, 7.931179e-05f, 0.014592531f, 0.023187809f, 0.012855367f, 0.022460978f, 0.018784441f, 0.006212893f, 0.004546018f, 0.051808763f, 0.006798259f, 0.052454997f, 0.021482073f, 0.0038388306f, 0.00042289958f, 0.024392698f, 2.545261e-07f, 0.036356024f, 7.733464e-05f, 2.7941689e-05f, 0.026832867f, 1.528926e-06f, 0.0012677595f, 3.8414368e-05f, 0.020649206f
 };
 
 typedef struct {
@@ -91,7 +109,21 @@ typedef struct {
   /* The raised-cosine hammer (seed 003 eq. 7). */
   int strike_pending, hammer_count, hammer_length;
   float strike_velocity, hammer_velocity;
-  int loaded_point; /* the point whose gains are in gain_a / gain_b; -1: none */
+  int loaded_point; /* the points (key (a P + b) P + c) whose gains are loaded; -1: none */
+  /* Moving contact: on, triangle, smoothed barycentric weights. */
+  int contact_on, contact_triangle;
+  float contact_u_target, contact_u, contact_v_target, contact_v;
+  int first_sample; /* the held parameters are taken over at the first sample (Faust: 1 - 1') */
+  /* Contact models: the selected one, its smoothed controls, and their states. */
+  int excitation;
+  float size_target, size, speed_target, speed, force_target, contact_force;
+  float roughness_target, roughness, friction_target, friction, input_gain_target, input_gain;
+  unsigned int noise;  /* no.noise's LCG: r = 1103515245 r + 12345 (mod 2^32), seed 0 */
+  int burst_count, burst_ramp;       /* hammer envelope */
+  float burst_lp[3];                 /* hammer low-pass */
+  int micro_count, micro_burst, micro_period[3], micro_phase[3];
+  float fractal_x1[10], fractal_y1[10], fractal_b[10], fractal_corner[10];
+  float reson_x1, reson_x2, reson_y1, reson_y2, roll_lp[2];
   VIBRAPHONE_BAR_ALIGN float c1[VIBRAPHONE_BAR_PADDED_MODES];  /* 2 R cos(theta) */
   VIBRAPHONE_BAR_ALIGN float c2[VIBRAPHONE_BAR_PADDED_MODES];  /* R^2 */
   VIBRAPHONE_BAR_ALIGN float b1[VIBRAPHONE_BAR_PADDED_MODES];  /* numerator: velocity from eq. 6's state */
@@ -99,12 +131,14 @@ typedef struct {
   VIBRAPHONE_BAR_ALIGN float y1[VIBRAPHONE_BAR_PADDED_MODES];  /* y[m-1] */
   VIBRAPHONE_BAR_ALIGN float y2[VIBRAPHONE_BAR_PADDED_MODES];  /* y[m-2] */
   VIBRAPHONE_BAR_ALIGN float gain_a[VIBRAPHONE_BAR_OUTPUTS][VIBRAPHONE_BAR_PADDED_MODES]; /* point kA, times on */
-  VIBRAPHONE_BAR_ALIGN float gain_b[VIBRAPHONE_BAR_OUTPUTS][VIBRAPHONE_BAR_PADDED_MODES]; /* point kA + 1, times on */
+  VIBRAPHONE_BAR_ALIGN float gain_b[VIBRAPHONE_BAR_OUTPUTS][VIBRAPHONE_BAR_PADDED_MODES]; /* point kB, times on */
+  VIBRAPHONE_BAR_ALIGN float gain_c[VIBRAPHONE_BAR_OUTPUTS][VIBRAPHONE_BAR_PADDED_MODES]; /* point kC, times on */
   VIBRAPHONE_BAR_ALIGN float force[VIBRAPHONE_BAR_BLOCK];
-  VIBRAPHONE_BAR_ALIGN float weight[VIBRAPHONE_BAR_BLOCK];
+  VIBRAPHONE_BAR_ALIGN float weight[VIBRAPHONE_BAR_BLOCK];    /* of point B */
+  VIBRAPHONE_BAR_ALIGN float weight_c[VIBRAPHONE_BAR_BLOCK];  /* of point C */
   VIBRAPHONE_BAR_ALIGN float out_gain[VIBRAPHONE_BAR_BLOCK];
   int point_a[VIBRAPHONE_BAR_BLOCK];
-  VIBRAPHONE_BAR_ALIGN float acc[VIBRAPHONE_BAR_OUTPUTS][2][VIBRAPHONE_BAR_BLOCK][VIBRAPHONE_BAR_LANES];
+  VIBRAPHONE_BAR_ALIGN float acc[VIBRAPHONE_BAR_OUTPUTS][3][VIBRAPHONE_BAR_BLOCK][VIBRAPHONE_BAR_LANES];
 } vibraphone_bar_state;
 
 /* Resonator coefficients for the held fundamental and T60 scale at the prepared rate. */
@@ -138,10 +172,20 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_reset(vibraphone_bar_state* s) {
   for (n = 0; n < VIBRAPHONE_BAR_PADDED_MODES; ++n) { s->y1[n] = 0.0f; s->y2[n] = 0.0f; }
   s->glide = 0.0f;
   s->gain = 0.0f;
+  s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
   s->hammer_count = 0;
   s->hammer_length = 1;
   s->hammer_velocity = 0.0f;
+  s->first_sample = 1;
+  s->size = s->speed = s->contact_force = s->roughness = s->friction = s->input_gain = 0.0f;
+  s->noise = 0u;
+  s->burst_count = 0; s->burst_ramp = 1;
+  s->micro_count = 0; s->micro_burst = 1;
+  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0; s->micro_period[n] = 1; }
+  for (n = 0; n < 10; ++n) s->fractal_x1[n] = s->fractal_y1[n] = 0.0f;
+  s->reson_x1 = s->reson_x2 = s->reson_y1 = s->reson_y2 = 0.0f;
+  s->roll_lp[0] = s->roll_lp[1] = 0.0f;
 }
 
 /* Takes over the held parameters (fundamental, T60 scale, hardness, excitation point) now. */
@@ -162,8 +206,25 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_prepare(vibraphone_bar_state* s, float
   s->hardness = s->next_hardness = 0.7f;
   s->point = s->next_point = 0.0f;
   s->glide_target = 0.0f;
+  s->contact_on = 0;
+  s->contact_triangle = 0;
+  s->contact_u_target = s->contact_v_target = 0.0f;
   s->gain_target = 0.5f;
   s->smooth_pole = expf(-1.0f / (0.01f * sample_rate_hz));
+  s->excitation = VIBRAPHONE_BAR_EXCITE_IMPACT;
+  s->size_target = 0.1f;
+  s->speed_target = 0.3f;
+  s->force_target = 0.5f;
+  s->roughness_target = 1.0f;
+  s->friction_target = 0.3f;
+  s->input_gain_target = 1.0f;
+  {
+    int k;
+    for (k = 0; k < 10; ++k) {
+      s->fractal_corner[k] = 20.0f * powf(2.0f, (float)k);  /* octave-spaced, 20 Hz .. 10 kHz */
+      s->fractal_b[k] = expf(-(6.28318530717958647692f * s->fractal_corner[k] / sample_rate_hz));
+    }
+  }
   vibraphone_bar_compute_coefficients(s);
   vibraphone_bar_reset(s);
 }
@@ -174,8 +235,147 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_hardness(vibraphone_bar_state* s, 
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_excitation_point(vibraphone_bar_state* s, int point) { s->next_point = (float)point; }
 /* Continuous position between the excitation point and the next, in [0, 1]; smoothed. */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_glide(vibraphone_bar_state* s, float glide) { s->glide_target = glide; }
+/* Moving contact (seed 003 2.3, Fig. 4): when on, the position is the point of triangle
+ * `triangle` with barycentric weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the
+ * edge); u and v are smoothed. Off: the excitation point and glide. */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_contact(vibraphone_bar_state* s, int on, int triangle, float u, float v) {
+  s->contact_on = on && VIBRAPHONE_BAR_TRIANGLES > 0;
+  s->contact_triangle = triangle < 0 ? 0 : (triangle >= VIBRAPHONE_BAR_TRIANGLES ? (VIBRAPHONE_BAR_TRIANGLES > 0 ? VIBRAPHONE_BAR_TRIANGLES - 1 : 0) : triangle);
+  s->contact_u_target = u;
+  s->contact_v_target = v;
+}
 /* Output gain; smoothed. */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_gain(vibraphone_bar_state* s, float gain) { s->gain_target = gain; }
+
+/* Contact model (VIBRAPHONE_BAR_EXCITE_*) and its controls, smoothed like the gain:
+ * size in [0, 1] (hammer and ball: low-pass at (1 - size) 9500 + 500 Hz), speed (m/s),
+ * force (N), roughness (beta of the 1/f^beta profile), friction (Coulomb coefficient),
+ * input gain (live input). */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_excitation(vibraphone_bar_state* s, int kind) { s->excitation = kind; }
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_size(vibraphone_bar_state* s, float size) { s->size_target = size; }
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_speed(vibraphone_bar_state* s, float mps) { s->speed_target = mps; }
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_force(vibraphone_bar_state* s, float newtons) { s->force_target = newtons; }
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_roughness(vibraphone_bar_state* s, float beta) { s->roughness_target = beta; }
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_friction(vibraphone_bar_state* s, float mu) { s->friction_target = mu; }
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_input_gain(vibraphone_bar_state* s, float gain) { s->input_gain_target = gain; }
+
+/* One-pole low-pass y = (1 - b) x + b y[-1] (Faust m2dExcite.onePole). */
+VIBRAPHONE_BAR_INLINE float vibraphone_bar_one_pole(float* y1, float b, float x) {
+  *y1 = x * (1.0f - b) + b * *y1;
+  return *y1;
+}
+
+/* The force of the selected contact model for one sample, as momentum per sample; trig: a strike
+ * starts on this sample; in: the live input sample. The same recursions as the Faust m2dExcite
+ * environment (see there for the papers and equations). */
+VIBRAPHONE_BAR_INLINE float vibraphone_bar_contact_force(vibraphone_bar_state* s, int trig, float in) {
+  const float two_pi = 6.28318530717958647692f, sr = s->sample_rate_hz;
+  const float p = s->smooth_pole;
+  float noise, x = 0.0f;
+  int k;
+  s->noise = s->noise * 1103515245u + 12345u;
+  noise = (float)(int)s->noise * (1.0f / 2147483647.0f);  /* no.noise */
+  s->size = s->size_target * (1.0f - p) + p * s->size;
+  s->speed = s->speed_target * (1.0f - p) + p * s->speed;
+  s->contact_force = s->force_target * (1.0f - p) + p * s->contact_force;
+  s->roughness = s->roughness_target * (1.0f - p) + p * s->roughness;
+  s->friction = s->friction_target * (1.0f - p) + p * s->friction;
+  s->input_gain = s->input_gain_target * (1.0f - p) + p * s->input_gain;
+  if (trig) {
+    s->hammer_velocity = s->strike_velocity;
+    /* Contact time 0.2 ms (hardness 1) to 10 ms (hardness 0). */
+    s->hammer_length = (int)(0.0002f * powf(50.0f, 1.0f - s->hardness) * sr + 0.5f);
+    if (s->hammer_length < 1) s->hammer_length = 1;
+    s->hammer_count = s->hammer_length;
+    s->burst_ramp = (int)(((1.0f - s->hardness) * 0.01f + 0.001f) * sr + 0.5f);
+    if (s->burst_ramp < 1) s->burst_ramp = 1;
+    s->burst_count = 2 * s->burst_ramp;
+    s->micro_burst = (int)(0.02f * sr + 0.5f);
+    if (s->micro_burst < 1) s->micro_burst = 1;
+    s->micro_count = s->micro_burst;
+    for (k = 0; k < 3; ++k) {
+      float f = s->fundamental_hz * vibraphone_bar_micro_ratio[k];
+      s->micro_period[k] = (int)(sr / (f > 1.0f ? f : 1.0f) + 0.5f);
+      if (s->micro_period[k] < 1) s->micro_period[k] = 1;
+      s->micro_phase[k] = 0;
+    }
+  } else {
+    if (s->hammer_count > 0) --s->hammer_count;
+    if (s->burst_count > 0) --s->burst_count;
+    if (s->micro_count > 0) --s->micro_count;
+    for (k = 0; k < 3; ++k) s->micro_phase[k] = (s->micro_phase[k] + 1) % s->micro_period[k];
+  }
+  switch (s->excitation) {
+    case VIBRAPHONE_BAR_EXCITE_IMPACT:
+    case VIBRAPHONE_BAR_EXCITE_MICRO:
+      /* Seed 003 eq. 7: F(t) = Fmax (1 - cos(2 pi t / T)), scaled to deliver `velocity` in total. */
+      x = s->hammer_count > 0
+              ? s->hammer_velocity *
+                    (1.0f - cosf(two_pi * (float)(s->hammer_length - s->hammer_count) /
+                                 (float)s->hammer_length)) /
+                    (float)s->hammer_length
+              : 0.0f;
+      if (s->excitation == VIBRAPHONE_BAR_EXCITE_MICRO) {
+        /* Seed 002: impulse trains at the dominant modal frequencies for 20 ms after the impact. */
+        const float env = (float)s->micro_count / (float)s->micro_burst;
+        const int pulses = (s->micro_phase[0] == 0) + (s->micro_phase[1] == 0) + (s->micro_phase[2] == 0);
+        x += (float)pulses * (0.1f * s->hardness * s->hammer_velocity * env * env);
+      }
+      break;
+    case VIBRAPHONE_BAR_EXCITE_HAMMER: {
+      /* Seed 004 3.3: noise burst, linear attack-release envelope, three one-pole low-passes. */
+      const int since = 2 * s->burst_ramp - s->burst_count;
+      const float env = s->burst_count > 0
+                            ? (since < s->burst_ramp ? (float)since : (float)(2 * s->burst_ramp - since)) /
+                                  (float)s->burst_ramp
+                            : 0.0f;
+      const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
+      x = noise * env * s->hammer_velocity / sqrtf((float)s->burst_ramp);
+      for (k = 0; k < 3; ++k) x = vibraphone_bar_one_pole(&s->burst_lp[k], b, x);
+      break;
+    }
+    case VIBRAPHONE_BAR_EXCITE_SCRAPE:
+    case VIBRAPHONE_BAR_EXCITE_ROLL: {
+      /* Seed 002: fractal 1/f^beta noise (ten octave-spaced shelving sections, pole p_k, zero
+       * p_k 2^(beta/2)) through a reson at 2000 Hz per m/s, quality 4, level friction * force. */
+      float fractal = noise, fc, r, c1, c2, u, y;
+      const int rolling = s->excitation == VIBRAPHONE_BAR_EXCITE_ROLL;
+      const float zero_ratio = powf(2.0f, 0.5f * s->roughness);
+      for (k = 0; k < 10; ++k) {
+        const float b = s->fractal_b[k];
+        const float c = expf(-(two_pi * s->fractal_corner[k] * zero_ratio / sr));
+        const float out = (fractal - c * s->fractal_x1[k]) * ((1.0f - b) / (1.0f - c)) + b * s->fractal_y1[k];
+        s->fractal_x1[k] = fractal;
+        s->fractal_y1[k] = out;
+        fractal = out;
+      }
+      fractal *= 0.5f * powf(50.0f, 0.5f * s->roughness);
+      fc = s->speed * 2000.0f;
+      if (fc < 10.0f) fc = 10.0f;
+      r = expf(-(3.14159265358979323846f * fc / (4.0f * sr)));
+      c1 = 2.0f * r * cosf(two_pi * fc / sr);
+      c2 = r * r;
+      u = (fractal - s->reson_x2) * (0.5f * (1.0f - r * r));
+      y = u + (c1 * s->reson_y1 - c2 * s->reson_y2);
+      s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
+      s->reson_y2 = s->reson_y1; s->reson_y1 = y;
+      x = y * ((rolling ? 1.0f : s->friction) * s->contact_force);
+      if (rolling) {
+        /* The ball's size: two one-poles at (1 - size) 9500 + 500 Hz. */
+        const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
+        x = vibraphone_bar_one_pole(&s->roll_lp[0], b, x);
+        x = vibraphone_bar_one_pole(&s->roll_lp[1], b, x);
+      }
+      break;
+    }
+    case VIBRAPHONE_BAR_EXCITE_INPUT:
+      x = in * s->input_gain;
+      break;
+    default:
+      break;
+  }
+  return x;
+}
 
 /* Strikes with the held parameters at the next processed sample; velocity scales the momentum. */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_strike(vibraphone_bar_state* s, float velocity) {
@@ -193,23 +393,27 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_strike_at(vibraphone_bar_state* s, flo
   vibraphone_bar_strike(s, velocity);
 }
 
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_load_point(vibraphone_bar_state* s, int point_a) {
-  const int point_b = point_a + 1 < VIBRAPHONE_BAR_POINTS ? point_a + 1 : VIBRAPHONE_BAR_POINTS - 1;
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_load_points(vibraphone_bar_state* s, int key) {
+  const int point_c = key % VIBRAPHONE_BAR_POINTS;
+  const int point_b = (key / VIBRAPHONE_BAR_POINTS) % VIBRAPHONE_BAR_POINTS;
+  const int point_a = key / (VIBRAPHONE_BAR_POINTS * VIBRAPHONE_BAR_POINTS);
   int l, n;
   for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l) {
     const float* ga = vibraphone_bar_gain + ((long)l * VIBRAPHONE_BAR_POINTS + point_a) * VIBRAPHONE_BAR_MODES;
     const float* gb = vibraphone_bar_gain + ((long)l * VIBRAPHONE_BAR_POINTS + point_b) * VIBRAPHONE_BAR_MODES;
+    const float* gc = vibraphone_bar_gain + ((long)l * VIBRAPHONE_BAR_POINTS + point_c) * VIBRAPHONE_BAR_MODES;
     for (n = 0; n < VIBRAPHONE_BAR_PADDED_MODES; ++n) {
       s->gain_a[l][n] = n < VIBRAPHONE_BAR_MODES ? ga[n] * s->on[n] : 0.0f;
       s->gain_b[l][n] = n < VIBRAPHONE_BAR_MODES ? gb[n] * s->on[n] : 0.0f;
+      s->gain_c[l][n] = n < VIBRAPHONE_BAR_MODES ? gc[n] * s->on[n] : 0.0f;
     }
   }
-  s->loaded_point = point_a;
+  s->loaded_point = key;
 }
 
 /* The resonator bank over samples [m0, m1) of the block: eq. 6, then the velocity numerator,
  * accumulated per lane for point A (and point B when cross-fading). */
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_run_modes(vibraphone_bar_state* s, int m0, int m1, int crossfade) {
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_run_modes(vibraphone_bar_state* s, int m0, int m1, int crossfade, int third) {
   int base, m, j, l;
   for (base = 0; base < VIBRAPHONE_BAR_PADDED_MODES; base += VIBRAPHONE_BAR_LANES) {
     float y1[VIBRAPHONE_BAR_LANES], y2[VIBRAPHONE_BAR_LANES], c1[VIBRAPHONE_BAR_LANES], c2[VIBRAPHONE_BAR_LANES], b1[VIBRAPHONE_BAR_LANES];
@@ -235,6 +439,11 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_run_modes(vibraphone_bar_state* s, int
           float* VIBRAPHONE_BAR_RESTRICT acc_b = s->acc[l][1][m];
           for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc_b[j] += v[j] * gb[j];
         }
+        if (third) {
+          const float* VIBRAPHONE_BAR_RESTRICT gc = s->gain_c[l] + base;
+          float* VIBRAPHONE_BAR_RESTRICT acc_c = s->acc[l][2][m];
+          for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc_c[j] += v[j] * gc[j];
+        }
       }
     }
     for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) { s->y1[base + j] = y1[j]; s->y2[base + j] = y2[j]; }
@@ -251,54 +460,67 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_process(vibraphone_bar_state* s, const
     for (m = 0; m < count; ++m) {
       float position, x;
       int point_a;
+      int trig = 0;
+      if (s->first_sample) {
+        s->first_sample = 0;
+        vibraphone_bar_apply(s);
+      }
       if (s->strike_pending) {
         s->strike_pending = 0;
         vibraphone_bar_apply(s);
-        s->hammer_velocity = s->strike_velocity;
-        /* Contact time 0.2 ms (hardness 1) to 10 ms (hardness 0). */
-        s->hammer_length = (int)(0.0002f * powf(50.0f, 1.0f - s->hardness) * s->sample_rate_hz + 0.5f);
-        if (s->hammer_length < 1) s->hammer_length = 1;
-        s->hammer_count = s->hammer_length;
-      } else if (s->hammer_count > 0) {
-        --s->hammer_count;
+        trig = 1;
       }
-      /* Seed 003 eq. 7: F(t) = Fmax (1 - cos(2 pi t / T)), scaled to deliver `velocity` in total. */
-      x = s->hammer_count > 0
-              ? s->hammer_velocity *
-                    (1.0f - cosf(6.28318530717958647692f * (float)(s->hammer_length - s->hammer_count) /
-                                 (float)s->hammer_length)) /
-                    (float)s->hammer_length
-              : 0.0f;
-      s->force[m] = in ? in[m] + x : x;
+      x = vibraphone_bar_contact_force(s, trig, in ? in[m] : 0.0f);
+      /* The input is the force itself (the effect), unless the live-input model scales it. */
+      s->force[m] = in && s->excitation != VIBRAPHONE_BAR_EXCITE_INPUT ? in[m] + x : x;
       s->glide = s->glide_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->glide;
       s->gain = s->gain_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->gain;
-      position = s->point + s->glide;
-      if (position > (float)(VIBRAPHONE_BAR_POINTS - 1)) position = (float)(VIBRAPHONE_BAR_POINTS - 1);
-      if (position < 0.0f) position = 0.0f;
-      point_a = (int)position;
-      if (point_a > VIBRAPHONE_BAR_POINTS - 2) point_a = VIBRAPHONE_BAR_POINTS - 2 > 0 ? VIBRAPHONE_BAR_POINTS - 2 : 0;
-      s->point_a[m] = point_a;
-      s->weight[m] = position - (float)point_a;
+      s->contact_u = s->contact_u_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_u;
+      s->contact_v = s->contact_v_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_v;
+      if (s->contact_on) {
+        /* Barycentric gains over the triangle (seed 003 2.3): (1 - u - v) gA + u gB + v gC. */
+        const int* t = vibraphone_bar_triangle[s->contact_triangle];
+        const float sum = s->contact_u + s->contact_v;
+        const float scale = sum > 1.0f ? sum : 1.0f;
+        s->point_a[m] = (t[0] * VIBRAPHONE_BAR_POINTS + t[1]) * VIBRAPHONE_BAR_POINTS + t[2];
+        s->weight[m] = s->contact_u / scale;
+        s->weight_c[m] = s->contact_v / scale;
+      } else {
+        int point_b;
+        position = s->point + s->glide;
+        if (position > (float)(VIBRAPHONE_BAR_POINTS - 1)) position = (float)(VIBRAPHONE_BAR_POINTS - 1);
+        if (position < 0.0f) position = 0.0f;
+        point_a = (int)position;
+        if (point_a > VIBRAPHONE_BAR_POINTS - 2) point_a = VIBRAPHONE_BAR_POINTS - 2 > 0 ? VIBRAPHONE_BAR_POINTS - 2 : 0;
+        point_b = point_a + 1 < VIBRAPHONE_BAR_POINTS ? point_a + 1 : VIBRAPHONE_BAR_POINTS - 1;
+        s->point_a[m] = (point_a * VIBRAPHONE_BAR_POINTS + point_b) * VIBRAPHONE_BAR_POINTS + point_b;
+        s->weight[m] = position - (float)point_a;
+        s->weight_c[m] = 0.0f;
+      }
       s->out_gain[m] = s->gain;
     }
     for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l)
       for (m = 0; m < count; ++m)
-        for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) { s->acc[l][0][m][j] = 0.0f; s->acc[l][1][m][j] = 0.0f; }
+        for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) { s->acc[l][0][m][j] = 0.0f; s->acc[l][1][m][j] = 0.0f; s->acc[l][2][m][j] = 0.0f; }
     /* Runs of samples with the same pair of points; cross-fade only where the weight is not 0. */
     start = 0;
     while (start < count) {
-      int end = start + 1, crossfade = s->weight[start] != 0.0f;
+      int end = start + 1, crossfade = s->weight[start] != 0.0f, third = s->weight_c[start] != 0.0f;
       while (end < count && s->point_a[end] == s->point_a[start]) {
         crossfade |= s->weight[end] != 0.0f;
+        third |= s->weight_c[end] != 0.0f;
         ++end;
       }
-      if (s->loaded_point != s->point_a[start]) vibraphone_bar_load_point(s, s->point_a[start]);
-      vibraphone_bar_run_modes(s, start, end, crossfade);
+      if (s->loaded_point != s->point_a[start]) vibraphone_bar_load_points(s, s->point_a[start]);
+      vibraphone_bar_run_modes(s, start, end, crossfade, third);
       for (m = start; m < end; ++m)
         for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l) {
-          float a = 0.0f, b = 0.0f;
-          for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) { a += s->acc[l][0][m][j]; b += s->acc[l][1][m][j]; }
-          outs[l][done + m] = (crossfade ? a + s->weight[m] * (b - a) : a) * s->out_gain[m];
+          float a = 0.0f, b = 0.0f, c = 0.0f, y;
+          for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) { a += s->acc[l][0][m][j]; b += s->acc[l][1][m][j]; c += s->acc[l][2][m][j]; }
+          /* The Faust bank's mix: A + wB (B - A) + wC (C - A). */
+          y = crossfade ? a + s->weight[m] * (b - a) : a;
+          if (third) y += s->weight_c[m] * (c - a);
+          outs[l][done + m] = y * s->out_gain[m];
         }
       start = end;
     }
@@ -329,6 +551,20 @@ class VibraphoneBar {
   // Continuous, smoothed.
   void setGlide(float glide) { vibraphone_bar_set_glide(&state_, glide); }
   void setGain(float gain) { vibraphone_bar_set_gain(&state_, gain); }
+  // Moving contact: triangle of the model's triangulation and barycentric (u, v), smoothed.
+  static constexpr int kTriangles = VIBRAPHONE_BAR_TRIANGLES;
+  void setContact(bool on, int triangle, float u, float v) { vibraphone_bar_set_contact(&state_, on ? 1 : 0, triangle, u, v); }
+  // Contact model (VIBRAPHONE_BAR_EXCITE_*) and its continuous controls (smoothed).
+  void setExcitation(int kind) { vibraphone_bar_set_excitation(&state_, kind); }
+  void setSize(float size) { vibraphone_bar_set_size(&state_, size); }
+  void setSpeed(float mps) { vibraphone_bar_set_speed(&state_, mps); }
+  void setForce(float newtons) { vibraphone_bar_set_force(&state_, newtons); }
+  void setRoughness(float beta) { vibraphone_bar_set_roughness(&state_, beta); }
+  void setFriction(float mu) { vibraphone_bar_set_friction(&state_, mu); }
+  void setInputGain(float gain) { vibraphone_bar_set_input_gain(&state_, gain); }
+  // The next sample of the selected contact model's force alone (advances its state): what
+  // process() feeds the modes. For analysis and tests.
+  float contactForce(bool trig, float in = 0.0f) { return vibraphone_bar_contact_force(&state_, trig ? 1 : 0, in); }
   // position in [0, kExcitationPoints - 1]; velocity scales the momentum of the strike.
   void strike(float position, float velocity = 1.0f) { vibraphone_bar_strike_at(&state_, position, velocity); }
   // in: force (momentum per sample) or nullptr; out: output 0. n: any length.

@@ -121,6 +121,7 @@ ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
   model.analysis.normalization = o.normalize;
   for (double lambda : modes.eigenvalues) model.modes.push_back({0, 0, 0, lambda});
   model.excitations = excitation_gains(excite_vertices, tets, modes.shapes, o.normalize);
+  model.excitation_triangles = triangulate_excitations(model.excitations);
   for (const auto& position : listener_positions)
     model.listeners.push_back(listener_gains(tets, modes.shapes, modes.eigenvalues, position));
   apply_rayleigh_damping(model);

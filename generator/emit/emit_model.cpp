@@ -75,6 +75,7 @@ EmitModel make_emit_model(const ModalModel& model, const std::string& name_overr
   if (!(largest_sum > 0) || !std::isfinite(largest_sum))
     throw Error("every mode gain of the model is zero (or not finite): it would be silent");
   e.normalization = 1.0 / largest_sum;
+  e.triangles = model.excitation_triangles;
   for (double& g : e.gains) {
     g *= e.normalization;
     // Gains below float's normal range would only cost denormal arithmetic in the resonators.

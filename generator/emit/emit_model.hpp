@@ -2,6 +2,7 @@
 // What every emitter needs from a modal model, derived once so the Faust, C++, C and .sy
 // outputs cannot disagree: frequency ratios, decay rates, and one table of per-mode output
 // gains for every (output, excitation point) pair, with a single overall normalisation.
+#include <array>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct EmitModel {
   // 1 / max over (l, k) of Σ_n |e_kn p_ln|: a unit-momentum strike at any point gives an
   // initial output of at most 1 (the velocity impulse response at t=0+ is Σ_n e_kn p_ln).
   double normalization = 1;
+  // Triangles over the excitation points (the model's excitation_triangles), for a moving
+  // contact; may be empty.
+  std::vector<std::array<int, 3>> triangles;
 
   double gain(int output, int point, int mode) const {
     return gains[(static_cast<size_t>(output) * point_count + point) * mode_count + mode];

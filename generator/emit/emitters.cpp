@@ -1,18 +1,47 @@
 #include "emit/emitters.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <map>
+#include <set>
 
 #include "emit/number_format.hpp"
 #include "emit/template_engine.hpp"
+#include "util/error.hpp"
 
 namespace mesh2dsp {
 namespace {
 
 constexpr double kDefaultHardness = 0.7;
 constexpr double kDefaultGain = 0.5;
+// Contact defaults: size as in Mesh2Faust's example (seed 004), a slow scrape at half a newton
+// on a pink (beta = 1) surface, a typical metal-on-metal friction coefficient.
+constexpr double kDefaultSize = 0.1;
+constexpr double kDefaultSpeed_mps = 0.3;
+constexpr double kDefaultForce_N = 0.5;
+constexpr double kDefaultRoughness = 1.0;
+constexpr double kDefaultFriction = 0.3;
+
+// The three modes with the largest gain at point 0 (output 0), ascending in frequency: the
+// "dominant modal frequencies" of the micro-collision trains (seed 002). Repeats the last when
+// the model has fewer modes.
+std::vector<double> dominant_ratios(const EmitModel& m) {
+  std::vector<int> order(m.mode_count);
+  for (int n = 0; n < m.mode_count; ++n) order[n] = n;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return std::abs(m.gain(0, 0, a)) > std::abs(m.gain(0, 0, b));
+  });
+  order.resize(std::min(3, m.mode_count));
+  std::sort(order.begin(), order.end());
+  while (order.size() < 3) order.push_back(order.back());
+  std::vector<double> ratios;
+  for (int n : order) ratios.push_back(m.frequency_ratio[n]);
+  return ratios;
+}
 
 std::vector<std::string> floats(const std::vector<double>& values) {
   std::vector<std::string> out;
@@ -55,12 +84,96 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
   d.set("freq_max", float_literal(std::max(20000.0, m.fundamental_hz * 2)));
   d.set("default_hardness", float_literal(kDefaultHardness));
   d.set("default_gain", float_literal(kDefaultGain));
+  d.set("default_size", float_literal(kDefaultSize));
+  d.set("default_speed", float_literal(kDefaultSpeed_mps));
+  d.set("default_force", float_literal(kDefaultForce_N));
+  d.set("default_roughness", float_literal(kDefaultRoughness));
+  d.set("default_friction", float_literal(kDefaultFriction));
+  const auto micro = dominant_ratios(m);
+  d.set("micro_ratios", fmt::format("{}f, {}f, {}f", float_literal(micro[0]), float_literal(micro[1]),
+                                    float_literal(micro[2])));
   d.set("ratios", number_list(floats(m.frequency_ratio), ", "));
+  // The triangulation as a flat Faust table and a C array (one zero row when there is none,
+  // so both stay valid).
+  std::string flat, rows;
+  for (const auto& t : m.triangles) {
+    flat += fmt::format("{}{}, {}, {}", flat.empty() ? "" : ", ", t[0], t[1], t[2]);
+    rows += fmt::format("{}{{{}, {}, {}}}", rows.empty() ? "" : ", ", t[0], t[1], t[2]);
+  }
+  const int triangles = static_cast<int>(m.triangles.size());
+  d.set("has_triangles", triangles > 0);
+  d.set("triangle_count", std::to_string(triangles));
+  d.set("last_triangle", std::to_string(std::max(triangles - 1, 0)));
+  d.set("triangle_rows", std::to_string(std::max(triangles, 1)));
+  d.set("triangle_flat", flat.empty() ? std::string("0, 0, 0") : flat);
+  d.set("triangle_table", rows.empty() ? std::string("{0, 0, 0}") : rows);
   d.set("decays", number_list(floats(m.decay_per_s), ", "));
   return d;
 }
 
+// The instrument's excitation menu: the Faust expression of each compiled-in contact model.
+void set_excitations(TemplateData& d, const EmitModel& m, const std::vector<std::string>& kinds) {
+  const auto micro = dominant_ratios(m);
+  const std::map<std::string, std::string> expression{
+      {"impact", "m2dExcite.impact(gate, hardness)"},
+      {"hammer", "m2dExcite.hammer(gate, hardness, size)"},
+      {"micro", fmt::format("m2dExcite.micro(gate, hardness, freq * {}, freq * {}, freq * {})",
+                            float_literal(micro[0]), float_literal(micro[1]), float_literal(micro[2]))},
+      {"scrape", "m2dExcite.scrape(speed, force, roughness, friction)"},
+      {"roll", "m2dExcite.roll(speed, force, roughness, size)"},
+      {"input", "(x : m2dExcite.input(inputGain))"}};
+  TemplateData list{TemplateData::type::list};
+  std::string names;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    TemplateData item;
+    item.set("label", kinds[i]);
+    item.set("index", std::to_string(i));
+    item.set("semicolon", i + 1 < kinds.size() ? std::string(";") : std::string());
+    item.set("expression", expression.at(kinds[i]));
+    list.push_back(item);
+    names += (i ? ", " : "") + kinds[i];
+  }
+  auto uses = [&](std::initializer_list<const char*> any) {
+    for (const char* k : any)
+      if (std::find(kinds.begin(), kinds.end(), k) != kinds.end()) return true;
+    return false;
+  };
+  d.set("excitations", list);
+  d.set("excitation_names", names);
+  d.set("excitation_count", std::to_string(kinds.size()));
+  d.set("last_excitation", std::to_string(kinds.size() - 1));
+  d.set("uses_size", uses({"hammer", "roll"}));
+  d.set("uses_contact", uses({"scrape", "roll"}));
+  d.set("uses_friction", uses({"scrape"}));
+  d.set("uses_input", uses({"input"}));
+}
+
 }  // namespace
+
+const std::vector<std::string>& excitation_kinds() {
+  static const std::vector<std::string> kinds{"impact", "hammer", "micro", "scrape", "roll", "input"};
+  return kinds;
+}
+
+std::vector<std::string> parse_excitations(const std::string& spec) {
+  const auto& known = excitation_kinds();
+  if (spec == "all") return known;
+  std::set<std::string> wanted;
+  size_t start = 0;
+  while (start <= spec.size()) {
+    const size_t comma = std::min(spec.find(',', start), spec.size());
+    const std::string name = spec.substr(start, comma - start);
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      throw Error(fmt::format("--excitation: unknown contact model '{}'; known: all, {}", name,
+                              fmt::join(known, ", ")));
+    wanted.insert(name);
+    start = comma + 1;
+  }
+  std::vector<std::string> kinds;
+  for (const auto& k : known)
+    if (wanted.count(k)) kinds.push_back(k);
+  return kinds;
+}
 
 std::string plain_text(const std::string& text) {
   std::string out;
@@ -78,6 +191,9 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
   d.set("library", variant == FaustVariant::library);
   d.set("reson", s.resonator == FaustResonator::reson);
   d.set("modefilter", s.resonator == FaustResonator::modefilter);
+  d.set("excitation_library", render_template("faust/excitations.lib.mustache", d));
+  if (s.excitations.empty()) throw Error("no contact model to compile in (--excitation)");
+  set_excitations(d, m, s.excitations);
   // Per mode: its constants and its gains for every (output, point), [l * K + k].
   TemplateData modes{TemplateData::type::list};
   for (int n = 0; n < m.mode_count; ++n) {
@@ -98,10 +214,10 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
 std::string emit_c_header(const EmitModel& m, const EmitSettings& s) {
   TemplateData d = common_data(m, s);
   d.set("gains", number_list(floats(m.gains), ", "));
-  // State size at the default 32 lanes, for the header's usage note: 6 per-mode arrays, 2 gain
-  // arrays per output, and the per-lane accumulators (2 x 64 samples x 32 lanes per output).
+  // State size at the default 32 lanes, for the header's usage note: 6 per-mode arrays, 3 gain
+  // arrays per output, and the per-lane accumulators (3 x 64 samples x 32 lanes per output).
   const long padded = (m.mode_count + 31) / 32 * 32;
-  const long bytes = padded * (6 + 2 * m.output_count) * 4 + m.output_count * 2 * 64 * 32 * 4 + 1024;
+  const long bytes = padded * (6 + 3 * m.output_count) * 4 + m.output_count * 3 * 64 * 32 * 4 + 1024;
   d.set("state_kib", std::to_string((bytes + 1023) / 1024));
   return render_template("cpp/model.h.mustache", d);
 }

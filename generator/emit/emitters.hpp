@@ -2,6 +2,7 @@
 // Modal model -> program text. Each emitter fills one template from templates/ with the values
 // of an EmitModel; nothing here writes files.
 #include <string>
+#include <vector>
 
 #include "emit/emit_model.hpp"
 
@@ -16,7 +17,17 @@ struct EmitSettings {
   std::string source;     // the model's origin, for provenance comments (relative path)
   std::string file_name;  // the emitted file's own name, for its header comment
   FaustResonator resonator = FaustResonator::reson;
+  // The contact models the Faust instrument's excitation menu offers, in menu order (a subset of
+  // excitation_kinds(), in its order). The C/C++ header always has them all.
+  std::vector<std::string> excitations = {"impact", "hammer"};
 };
+
+// Every contact model (templates/faust/excitations.lib.mustache), in menu order:
+// impact, hammer, micro, scrape, roll, input.
+const std::vector<std::string>& excitation_kinds();
+// "all", or a comma-separated list of excitation_kinds() names (any order, repeats ignored) ->
+// the list in menu order. Throws mesh2dsp::Error naming the unknown model and the known ones.
+std::vector<std::string> parse_excitations(const std::string& spec);
 
 std::string emit_faust(const EmitModel& model, FaustVariant variant, const EmitSettings& settings);
 // One header that compiles as C and as C++ (class mesh2dsp_models::<ClassName>).

@@ -27,6 +27,7 @@ namespace {
 struct GenerateOptions {
   std::string faust, faust_effect, faust_lib, cpp, c, sy;
   std::string resonator = "reson";
+  std::string excitation = "impact,hammer";
   std::string author = "mesh2dsp", license = "CC0-1.0";
   std::vector<std::string> targets;
   std::string target_dir = ".";
@@ -56,6 +57,8 @@ void run_generate(const CLI::App& cmd, const AnalysisOptions& analysis, const Ge
   if (!any)
     throw Error("nothing to generate: give --faust, --faust-effect, --faust-lib, --cpp, --c, "
                 "--sy or --target");
+  // Checked before the analysis: a typo fails at once, with no output file.
+  const std::vector<std::string> excitations = parse_excitations(o.excitation);
   std::vector<const FaustTarget*> targets;
   for (const auto& t : o.targets) targets.push_back(&find_faust_target(t));
   for (const auto& [path, kind] : file_outputs)
@@ -78,6 +81,7 @@ void run_generate(const CLI::App& cmd, const AnalysisOptions& analysis, const Ge
                                               : model.mesh.source;
   settings.resonator =
       o.resonator == "modefilter" ? FaustResonator::modefilter : FaustResonator::reson;
+  settings.excitations = excitations;
 
   // Render everything before writing anything: a template error leaves no file behind.
   std::vector<std::pair<fs::path, std::string>> texts;
@@ -139,6 +143,10 @@ void register_generate_command(CLI::App& app) {
                   "Faust resonator: reson (exact, same as the C++ header) or modefilter (pm.modeFilter)")
       ->capture_default_str()
       ->check(CLI::IsMember({"reson", "modefilter"}));
+  cmd->add_option("--excitation", o->excitation,
+                  "contact models in the Faust instrument's excitation menu: all, or a comma-separated "
+                  "list of impact, hammer, micro (micro-collisions), scrape, roll, input (live audio in)")
+      ->capture_default_str();
   cmd->add_option("--author", o->author, "author declared in the Faust output")->capture_default_str();
   cmd->add_option("--license", o->license, "license declared in the Faust output")->capture_default_str();
   cmd->add_option("--target", o->targets,

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Geometry>
+#include <Eigen/SVD>
+
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -150,6 +153,65 @@ std::vector<ModalExcitation> excitation_gains(const std::vector<int>& vertices, 
     out.push_back(std::move(e));
   }
   return out;
+}
+
+std::vector<std::array<int, 3>> triangulate_excitations(const std::vector<ModalExcitation>& points) {
+  const int k = static_cast<int>(points.size());
+  std::vector<std::array<int, 3>> triangles;
+  if (k < 3) return triangles;
+  Eigen::MatrixXd p(k, 3);
+  for (int i = 0; i < k; ++i) p.row(i) = points[i].position.transpose();
+  p.rowwise() -= p.colwise().mean();
+  // Principal axes, largest spread first.
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(p, Eigen::ComputeThinV);
+  const Eigen::VectorXd spread = svd.singularValues();
+  if (!(spread(1) > 1e-9 * spread(0))) return triangles;  // collinear: no triangle
+  const Eigen::MatrixXd axes = p * svd.matrixV();          // coordinates along the axes
+  const bool planar = !(spread(2) > 1e-6 * spread(0));
+  if (!planar) {
+    // Whitened directions on the unit sphere; their convex hull, faces oriented outward.
+    Eigen::MatrixXd d(k, 3);
+    for (int i = 0; i < k; ++i) {
+      Eigen::Vector3d v(axes(i, 0) / spread(0), axes(i, 1) / spread(1), axes(i, 2) / spread(2));
+      d.row(i) = v.normalized().transpose();
+    }
+    for (int a = 0; a < k; ++a)
+      for (int b = a + 1; b < k; ++b)
+        for (int c = b + 1; c < k; ++c) {
+          const Eigen::Vector3d da = d.row(a), db = d.row(b), dc = d.row(c);
+          Eigen::Vector3d n = (db - da).cross(dc - da);
+          if (n.norm() < 1e-12) continue;
+          n.normalize();
+          int above = 0, below = 0;
+          for (int o = 0; o < k && !(above && below); ++o) {
+            if (o == a || o == b || o == c) continue;
+            const double side = n.dot(Eigen::Vector3d(d.row(o)) - da);
+            above += side > 1e-9;
+            below += side < -1e-9;
+          }
+          if (above && below) continue;
+          triangles.push_back(above ? std::array<int, 3>{a, c, b} : std::array<int, 3>{a, b, c});
+        }
+    return triangles;
+  }
+  // In one plane: Delaunay, a triangle kept when no other point is inside its circumcircle.
+  for (int a = 0; a < k; ++a)
+    for (int b = a + 1; b < k; ++b)
+      for (int c = b + 1; c < k; ++c) {
+        const Eigen::Vector2d pa(axes(a, 0), axes(a, 1)), pb(axes(b, 0), axes(b, 1)), pc(axes(c, 0), axes(c, 1));
+        const double det = 2 * ((pb - pa).x() * (pc - pa).y() - (pb - pa).y() * (pc - pa).x());
+        if (std::abs(det) < 1e-12 * spread(0) * spread(0)) continue;
+        const double bb = (pb - pa).squaredNorm(), cc = (pc - pa).squaredNorm();
+        const Eigen::Vector2d centre =
+            pa + Eigen::Vector2d((pc - pa).y() * bb - (pb - pa).y() * cc, (pb - pa).x() * cc - (pc - pa).x() * bb) / det;
+        const double r2 = (pa - centre).squaredNorm();
+        bool empty = true;
+        for (int o = 0; o < k && empty; ++o)
+          if (o != a && o != b && o != c && (Eigen::Vector2d(axes(o, 0), axes(o, 1)) - centre).squaredNorm() < r2 * (1 - 1e-9))
+            empty = false;
+        if (empty) triangles.push_back({a, b, c});
+      }
+  return triangles;
 }
 
 }  // namespace mesh2dsp

@@ -2,6 +2,7 @@
 // Excitation points and their gains (DESIGN.md): gainₙ = φₙ(x)·d for the mass-normalised shape
 // φₙ and the strike direction d (the outward surface normal by default).
 #include <Eigen/Core>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -25,5 +26,15 @@ std::vector<int> farthest_point_samples(const TetMesh& mesh, int count);
 std::vector<ModalExcitation> excitation_gains(const std::vector<int>& vertices, const TetMesh& mesh,
                                               const Eigen::MatrixXd& shapes,
                                               const std::string& normalization);
+
+// Triangles over the excitation points (indices into `points`) for the barycentric gain
+// interpolation of a moving contact (van den Doel & Pai, seed 003 section 2.3 and Fig. 4: gains
+// at sampled locations, interpolated over a triangulation of them). The points are centred and
+// whitened along their principal axes, pushed onto the unit sphere, and their convex hull is
+// taken there: the hull of points on a sphere is their spherical Delaunay triangulation, so
+// neighbours on a closed or curved surface (bowl, bell, bar) are joined and opposite sides are
+// not. When the points lie in one plane, their 2-D Delaunay triangulation in that plane. Brute
+// force (O(K^4)): K is a few dozen. Empty for fewer than three points or collinear points.
+std::vector<std::array<int, 3>> triangulate_excitations(const std::vector<ModalExcitation>& points);
 
 }  // namespace mesh2dsp

@@ -5,24 +5,12 @@
 #include <cstring>
 #include <vector>
 
-#include "test_support.hpp"
+#include "audio_support.hpp"
 
 namespace emit_test {
 namespace {
 
 class TargetTest : public ScratchTest {};
-
-std::vector<float> read_wav(const fs::path& path, int& rate, int& channels) {
-  SF_INFO info{};
-  SNDFILE* f = sf_open(path.c_str(), SFM_READ, &info);
-  if (!f) return {};
-  std::vector<float> samples(info.frames * info.channels);
-  sf_readf_float(f, samples.data(), info.frames);
-  sf_close(f);
-  rate = info.samplerate;
-  channels = info.channels;
-  return samples;
-}
 
 TEST_F(TargetTest, Lv2BundleFromTheEffectRendersAStrikeInALilvHostLikeTheHeader) {
   // An older bundle in the way must be replaced whole, with nothing of it left.

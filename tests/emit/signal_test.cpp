@@ -12,7 +12,7 @@
 
 #include "emit/emit_model.hpp"
 #include "modal/modal_model.hpp"
-#include "test_support.hpp"
+#include "audio_support.hpp"
 
 namespace emit_test {
 namespace {
@@ -48,10 +48,7 @@ class SignalTest : public ::testing::Test {
                        " " + std::to_string(fundamental_hz) + " " + kind + " " + std::to_string(glide_at_s) + " " +
                        out.string());
     EXPECT_EQ(r.status, 0) << r.output;
-    const std::string bytes = read_text(out);
-    std::vector<float> samples(bytes.size() / sizeof(float));
-    std::memcpy(samples.data(), bytes.data(), samples.size() * sizeof(float));
-    return samples;
+    return read_f32(out);
   }
 
   static inline fs::path dir;
@@ -89,20 +86,6 @@ TEST_F(SignalTest, ListenerOutputsAgreeToo) {
     EXPECT_GT(a.peak, 0.01) << program;
     EXPECT_LE(a.max_diff, kTotalTolerance * a.peak) << program;
   }
-}
-
-// Magnitude spectrum of a Hann-windowed, zero-padded signal.
-std::vector<double> spectrum(const std::vector<float>& x, size_t size) {
-  std::vector<float> in(size, 0.0f);
-  const size_t n = std::min(x.size(), size);
-  for (size_t i = 0; i < n; ++i) in[i] = x[i] * static_cast<float>(0.5 - 0.5 * std::cos(2 * M_PI * i / n));
-  std::vector<fftwf_complex> out(size / 2 + 1);
-  fftwf_plan plan = fftwf_plan_dft_r2c_1d(static_cast<int>(size), in.data(), out.data(), FFTW_ESTIMATE);
-  fftwf_execute(plan);
-  fftwf_destroy_plan(plan);
-  std::vector<double> mag(out.size());
-  for (size_t k = 0; k < out.size(); ++k) mag[k] = std::hypot(out[k][0], out[k][1]);
-  return mag;
 }
 
 // The strongest peak within +-2 % of `hz`, refined by a parabola through log magnitudes.

@@ -1,5 +1,8 @@
 // Feeds the Faust program (faust -lang cpp, class FaustModel) and the emitted header the same
 // input at the same rate and prints "peak <p> max_diff <d> samples <n> early_max_diff <e>".
+// Optional 4th argument: the contact model (instrument only; the test models are emitted with
+// --excitation all, so the Faust menu index is the header's <NAME>_EXCITE_* kind).
+// Optional 5th and 6th: barycentric (u, v) of a moving contact on triangle 0.
 // Built at test time with -DMODEL_HEADER="x.hpp" -DMODEL_CLASS=X -DFAUST_CLASS_FILE="x_faust.cpp".
 #include <cmath>
 #include <cstdio>
@@ -14,6 +17,8 @@ int main(int argc, char** argv) {
   const bool effect = argc > 1 && std::strcmp(argv[1], "effect") == 0;
   const int rate = argc > 2 ? std::atoi(argv[2]) : 48000;
   const float position = argc > 3 ? static_cast<float>(std::atof(argv[3])) : 0.0f;
+  const int kind = argc > 4 ? std::atoi(argv[4]) : 0;
+  const bool live = !effect && kind == 5;  // live input: the instrument reads its input too
   const int total = rate * 2, block = 256;
   constexpr int kOut = mesh2dsp_models::MODEL_CLASS::kOutputs;
 
@@ -25,7 +30,17 @@ int main(int argc, char** argv) {
   ui.setParamValue("excitation point", static_cast<float>(point));
   ui.setParamValue("position glide", position - point);
   if (!effect) ui.setParamValue("gate", 1.0f);
-  if (faust.getNumOutputs() != kOut || faust.getNumInputs() != (effect ? 1 : 0)) {
+  if (!effect) ui.setParamValue("excitation", static_cast<float>(kind));
+  const bool moving = argc > 6;
+  const float u = moving ? static_cast<float>(std::atof(argv[5])) : 0.0f;
+  const float v = moving ? static_cast<float>(std::atof(argv[6])) : 0.0f;
+  if (moving) {
+    ui.setParamValue("moving contact", 1.0f);
+    ui.setParamValue("contact u", u);
+    ui.setParamValue("contact v", v);
+  }
+  const bool faust_reads_input = faust.getNumInputs() == 1;
+  if (faust.getNumOutputs() != kOut || faust.getNumInputs() > 1 || (effect && !faust_reads_input)) {
     std::printf("channel mismatch: faust %d in %d out\n", faust.getNumInputs(), faust.getNumOutputs());
     return 2;
   }
@@ -34,6 +49,8 @@ int main(int argc, char** argv) {
   model.prepare(static_cast<float>(rate));
   model.setGlide(position - point);
   model.setExcitationPoint(point);
+  model.setExcitation(kind);
+  if (moving) model.setContact(true, 0, u, v);
   if (effect) model.apply();
   else model.strike(position, 1.0f);
 
@@ -55,8 +72,8 @@ int main(int argc, char** argv) {
       in[m] = (done + m == 0 ? 1.0f : 0.0f) + 1e-3f * (static_cast<float>(noise >> 8) / 16777216.0f - 0.5f);
     }
     float* in_ptr[1] = {in.data()};
-    faust.compute(block, effect ? in_ptr : nullptr, faust_ptr);
-    model.process(effect ? in.data() : nullptr, header_ptr, block);
+    faust.compute(block, faust_reads_input ? in_ptr : nullptr, faust_ptr);
+    model.process(effect || live ? in.data() : nullptr, header_ptr, block);
     for (int l = 0; l < kOut; ++l)
       for (int m = 0; m < block; ++m) {
         peak = std::fmax(peak, std::fabs(faust_out[l][m]));

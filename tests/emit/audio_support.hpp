@@ -1,0 +1,60 @@
+#pragma once
+// Audio helpers shared by the emitter tests: spectra (FFTW), WAV and raw float32 files.
+#include <fftw3.h>
+#include <sndfile.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace emit_test {
+
+// Magnitude spectrum of a Hann-windowed, zero-padded signal.
+inline std::vector<double> spectrum(const std::vector<float>& x, size_t size) {
+  std::vector<float> in(size, 0.0f);
+  const size_t n = std::min(x.size(), size);
+  for (size_t i = 0; i < n; ++i) in[i] = x[i] * static_cast<float>(0.5 - 0.5 * std::cos(2 * M_PI * i / n));
+  std::vector<fftwf_complex> out(size / 2 + 1);
+  fftwf_plan plan = fftwf_plan_dft_r2c_1d(static_cast<int>(size), in.data(), out.data(), FFTW_ESTIMATE);
+  fftwf_execute(plan);
+  fftwf_destroy_plan(plan);
+  std::vector<double> mag(out.size());
+  for (size_t k = 0; k < out.size(); ++k) mag[k] = std::hypot(out[k][0], out[k][1]);
+  return mag;
+}
+
+// Welch's power spectrum: the mean of |spectrum|^2 over half-overlapping Hann frames.
+inline std::vector<double> welch_power(const std::vector<float>& x, size_t frame) {
+  std::vector<double> power(frame / 2 + 1, 0.0);
+  int frames = 0;
+  for (size_t start = 0; start + frame <= x.size(); start += frame / 2, ++frames) {
+    const auto mag = spectrum(std::vector<float>(x.begin() + start, x.begin() + start + frame), frame);
+    for (size_t k = 0; k < power.size(); ++k) power[k] += mag[k] * mag[k];
+  }
+  for (double& p : power) p /= std::max(frames, 1);
+  return power;
+}
+
+inline std::vector<float> read_wav(const fs::path& path, int& rate, int& channels) {
+  SF_INFO info{};
+  SNDFILE* f = sf_open(path.c_str(), SFM_READ, &info);
+  if (!f) return {};
+  std::vector<float> samples(info.frames * info.channels);
+  sf_readf_float(f, samples.data(), info.frames);
+  sf_close(f);
+  rate = info.samplerate;
+  channels = info.channels;
+  return samples;
+}
+
+inline std::vector<float> read_f32(const fs::path& path) {
+  const std::string bytes = read_text(path);
+  std::vector<float> samples(bytes.size() / sizeof(float));
+  std::memcpy(samples.data(), bytes.data(), samples.size() * sizeof(float));
+  return samples;
+}
+
+}  // namespace emit_test
