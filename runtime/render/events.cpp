@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 
@@ -48,7 +49,13 @@ ParameterEvent parse_set(const std::string& text) {
     event.time_s = parse_time(rest.substr(at + 1), "--set " + text);
     rest = rest.substr(0, at);
   }
-  event.value = parse_number(rest, "value", "--set " + text);
+  // Not a number: the name of a menu entry, resolved against the program's controls.
+  const bool numeric = !rest.empty() && (std::isdigit(static_cast<unsigned char>(rest[0])) ||
+                                         rest[0] == '-' || rest[0] == '+' || rest[0] == '.');
+  if (numeric || rest.empty())
+    event.value = parse_number(rest, "value", "--set " + text);
+  else
+    event.value_label = rest;
   return event;
 }
 
@@ -65,7 +72,33 @@ std::vector<ParameterEvent> parse_trigger(const std::string& text) {
     when = when.substr(0, plus);
   }
   const double t = parse_time(when, "--trigger " + text);
-  return {{t, name, 1.0, true}, {t + hold_s, name, 0.0, true}};
+  return {{t, name, 1.0, {}, true}, {t + hold_s, name, 0.0, {}, true}};
+}
+
+// The value of entry `label` in the [style:menu{'a':0;'b':1}] metadata of `control`.
+double menu_value(const ControlLayout& layout, const ControlItem& control, const std::string& label,
+                  const std::string& arg) {
+  std::string menu;
+  for (const auto& item : layout.items())
+    if (item.kind == ControlKind::declare && item.zone == control.zone && item.label == "style" &&
+        item.value.starts_with("menu{"))
+      menu = item.value.substr(5);
+  if (menu.empty())
+    throw Error(fmt::format("--set {}: '{}' is not a number and {} is not a menu", arg, label,
+                            control.path));
+  std::string names;
+  for (size_t pos = 0; (pos = menu.find('\'', pos)) != std::string::npos;) {
+    const size_t close = menu.find('\'', pos + 1);
+    const size_t colon = menu.find(':', close);
+    if (close == std::string::npos || colon == std::string::npos) break;
+    const std::string name = menu.substr(pos + 1, close - pos - 1);
+    const size_t end = menu.find_first_of(";}", colon);
+    if (name == label) return parse_number(menu.substr(colon + 1, end - colon - 1), "menu value", arg);
+    names += (names.empty() ? "" : ", ") + name;
+    pos = end == std::string::npos ? menu.size() : end;
+  }
+  throw Error(fmt::format("--set {}: {} has no entry '{}' (entries: {})", arg, control.path, label,
+                          names));
 }
 
 std::vector<ZoneEvent> bind_events(const std::vector<ParameterEvent>& events,
@@ -80,15 +113,18 @@ std::vector<ZoneEvent> bind_events(const std::vector<ParameterEvent>& events,
     if (event.trigger && !is_switch)
       throw Error(fmt::format("--trigger {}: '{}' is not a button or checkbox (use --set)",
                               event.name, control.path));
+    double value = event.value;
+    if (!event.value_label.empty())
+      value = menu_value(layout, control, event.value_label, event.name + "=" + event.value_label);
     if (!is_switch) {
       // Faust clamps slider values itself; a value outside the range is almost always a typo.
       const double lo = std::min(control.min, control.max), hi = std::max(control.min, control.max);
-      if (event.value < lo || event.value > hi)
+      if (value < lo || value > hi)
         throw Error(fmt::format("--set {}={}: outside the range of {} [{}, {}]", event.name,
-                                event.value, control.path, lo, hi));
+                                value, control.path, lo, hi));
     }
     bound.push_back({static_cast<std::int64_t>(std::llround(event.time_s * sample_rate_hz)),
-                     control.zone, static_cast<FAUSTFLOAT>(event.value)});
+                     control.zone, static_cast<FAUSTFLOAT>(value)});
   }
   std::stable_sort(bound.begin(), bound.end(),
                    [](const ZoneEvent& a, const ZoneEvent& b) { return a.frame < b.frame; });

@@ -5,6 +5,7 @@
 //   --trigger NAME@T            press button NAME at T for the default hold, then release
 //   --trigger NAME@T+HOLD       ... hold it HOLD seconds
 //   --trigger @T                press the program's first button
+//   --set NAME=LABEL            a menu control ([style:menu{'impact':0;'scrape':3}]) by entry name
 // NAME is a label, a path or a path suffix (ControlLayout::find).
 #include <faust/dsp/dsp.h>
 
@@ -22,6 +23,7 @@ struct ParameterEvent {
   double time_s = 0;
   std::string name;
   double value = 0;
+  std::string value_label;  // a menu entry's name ("scrape") instead of a number, when given
   bool trigger = false;     // from --trigger: only buttons and checkboxes accept it
 };
 

@@ -241,9 +241,9 @@ TEST_F(ExcitationTest, InstrumentWithoutAnyStrikeRendersSilenceNotNaN) {
   const auto quiet = read_wav(dir / "quiet.wav", rate, channels);
   ASSERT_FALSE(quiet.empty());
   for (float v : quiet) ASSERT_EQ(v, 0.0f);
-  // The scrape, by menu index (scrape = 3 with --excitation all): sound, all finite.
+  // The scrape, chosen by its menu name: sound, all finite.
   r = run("cd '" + dir.string() + "' && '" + kBin +
-          "' render t.dsp -o scrape.wav --set excitation=3 --set speed=0.3 --set force=0.5 --duration 0.3");
+          "' render t.dsp -o scrape.wav --set excitation=scrape --set speed=0.3 --set force=0.5 --duration 0.3");
   ASSERT_EQ(r.status, 0) << r.output;
   const auto scrape = read_wav(dir / "scrape.wav", rate, channels);
   double peak = 0;
@@ -252,6 +252,15 @@ TEST_F(ExcitationTest, InstrumentWithoutAnyStrikeRendersSilenceNotNaN) {
     peak = std::max(peak, double(std::abs(v)));
   }
   EXPECT_GT(peak, 1e-4);
+  // The same by index equals it; an unknown entry name lists the known ones, writes nothing.
+  r = run("cd '" + dir.string() + "' && '" + kBin +
+          "' render t.dsp -o scrape3.wav --set excitation=3 --set speed=0.3 --set force=0.5 --duration 0.3");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(read_wav(dir / "scrape3.wav", rate, channels), scrape);
+  r = run("cd '" + dir.string() + "' && '" + kBin + "' render t.dsp -o bad.wav --set excitation=scratch --duration 0.1");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("entries: impact"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "bad.wav"));
 }
 
 TEST_F(ExcitationTest, ExcitationOptionChoosesTheMenuAndRejectsUnknownNames) {
