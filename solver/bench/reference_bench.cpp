@@ -14,7 +14,7 @@
 #include "fem/fem_mesh.hpp"
 #include "fem/material.hpp"
 #include "reference.hpp"
-#include "structured_box.hpp"
+#include "fem/structured_box.hpp"
 
 using namespace mesh2dsp;
 

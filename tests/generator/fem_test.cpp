@@ -11,6 +11,7 @@
 #include "fem/fem_mesh.hpp"
 #include "modal/eigen_solve.hpp"
 #include "modal/modal_analysis.hpp"
+#include "fem/structured_box.hpp"
 #include "fem/tet_mesh.hpp"
 #include "util/error.hpp"
 
@@ -111,29 +112,9 @@ TEST(Boundary, HalfSpacesParseAndSelect) {
 }
 
 namespace {
-// A box of nx·ny·nz cubes, each split into six tetrahedra around its main diagonal (Kuhn).
+// The FEM core's structured box, from the origin.
 TetMesh structured_box(double lx, double ly, double lz, int nx, int ny, int nz) {
-  Eigen::MatrixXd v((nx + 1) * (ny + 1) * (nz + 1), 3);
-  auto id = [&](int i, int j, int k) { return (k * (ny + 1) + j) * (nx + 1) + i; };
-  for (int k = 0; k <= nz; ++k)
-    for (int j = 0; j <= ny; ++j)
-      for (int i = 0; i <= nx; ++i) v.row(id(i, j, k)) << lx * i / nx, ly * j / ny, lz * k / nz;
-  static constexpr int kPaths[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-  Eigen::MatrixXi t(6 * nx * ny * nz, 4);
-  int n = 0;
-  for (int k = 0; k < nz; ++k)
-    for (int j = 0; j < ny; ++j)
-      for (int i = 0; i < nx; ++i)
-        for (const auto& path : kPaths) {
-          int c[3] = {i, j, k};
-          t(n, 0) = id(c[0], c[1], c[2]);
-          for (int s = 0; s < 3; ++s) {
-            c[path[s]]++;
-            t(n, s + 1) = id(c[0], c[1], c[2]);
-          }
-          ++n;
-        }
-  return tet_mesh_from_elements(v, t);
+  return mesh2dsp::structured_box(Eigen::Vector3d::Zero(), Eigen::Vector3d(lx, ly, lz), nx, ny, nz);
 }
 
 std::vector<double> box_frequencies(const TetMesh& tets, int order, int count,

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "structured_box.hpp"
+#include "fem/structured_box.hpp"
 #include "wav_output.hpp"
 
 using namespace mesh2dsp;

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "forces.hpp"
-#include "structured_box.hpp"
+#include "fem/structured_box.hpp"
 #include "util/error.hpp"
 
 using namespace mesh2dsp;

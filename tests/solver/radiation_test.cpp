@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "radiation.hpp"
-#include "structured_box.hpp"
+#include "fem/structured_box.hpp"
 
 using namespace mesh2dsp;
 

@@ -13,7 +13,7 @@
 #include "modal/modal_analysis.hpp"
 #include "reference.hpp"
 #include "spectrum.hpp"
-#include "structured_box.hpp"
+#include "fem/structured_box.hpp"
 
 using namespace mesh2dsp;
 using namespace mesh2dsp::test;

@@ -1,4 +1,4 @@
-#include "structured_box.hpp"
+#include "fem/structured_box.hpp"
 
 #include <fmt/format.h>
 
