@@ -69,9 +69,11 @@ void run_generate(const CLI::App& cmd, const AnalysisOptions& analysis, const Ge
     check_writable_directory(o.target_dir, "the --target output");
   }
 
-  const bool material_given = cmd.get_option("--material")->count() > 0 ||
-                              analysis.material_overrides.any();
-  const ModalModel model = load_or_analyze(analysis, material_given);
+  // Only --material names a preset; overrides alone apply to the model's own material.
+  const bool material_given = cmd.get_option("--material")->count() > 0;
+  AnalysisReport report;
+  const ModalModel model = load_or_analyze(analysis, material_given, &report);
+  if (!is_quiet()) fmt::print(stderr, "{}\n", summary_line(model, report));
   const EmitModel emit = make_emit_model(model, analysis.name);
 
   EmitSettings settings;
