@@ -10,28 +10,17 @@
 #include <string>
 
 #include "modal/modal_model.hpp"
+#include "support/command.hpp"
 
 namespace fs = std::filesystem;
 using namespace mesh2dsp;
 
 namespace {
 
-struct Run {
-  int exit_code;
-  std::string output;  // stdout and stderr
-};
+using Run = mesh2dsp::test::CommandRun;
 
 Run run(const std::string& args) {
-  const std::string cmd = std::string(MESH2DSP_BIN) + " " + args + " 2>&1";
-  Run r{-1, {}};
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return mesh2dsp::test::run_command(std::string(MESH2DSP_BIN) + " " + args);
 }
 
 std::string source(const std::string& rel) { return std::string(MESH2DSP_SOURCE_DIR) + "/" + rel; }

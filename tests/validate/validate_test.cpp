@@ -4,6 +4,8 @@
 // report renders in headless Chromium with its plots; bad input gives one message, exit 1 and
 // no report.
 #include <gtest/gtest.h>
+
+#include "support/command.hpp"
 #include <sndfile.h>
 #include <sys/wait.h>
 #include <zlib.h>
@@ -23,22 +25,9 @@ using json = nlohmann::json;
 
 namespace {
 
-struct CliRun {
-  int exit_code;
-  std::string output;  // stdout and stderr
-};
-
-CliRun run(const std::string& command) {
-  CliRun r{-1, {}};
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using CliRun = mesh2dsp::test::CommandRun;
+using mesh2dsp::test::run_command;
+CliRun run(const std::string& command) { return run_command(command); }
 
 // The reference solver's OpenMP threads spin while waiting; on a shared 2-core CI machine they
 // make a render 10x slower (measured: 6.8 s vs 60 s), so the tests run it single-threaded.
