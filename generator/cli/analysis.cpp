@@ -14,6 +14,7 @@
 #include "fem/boundary.hpp"
 #include "fem/fem_mesh.hpp"
 #include "fem/mesh_input.hpp"
+#include "fem/resolution.hpp"
 #include "modal/excitation.hpp"
 #include "modal/modal_analysis.hpp"
 #include "util/error.hpp"
@@ -77,6 +78,18 @@ ModalListener listener_gains(const TetMesh& tets, const Eigen::MatrixXd& shapes,
   return listener;
 }
 
+std::optional<double> refinement_frequency_hz(const ModalAnalysisResult& modes,
+                                              const TetMesh& tets,
+                                              const ModalAnalysisRequest& request) {
+  const double sized_hz = tets.resolved_frequency_hz;
+  if (!(sized_hz > 0) || sized_hz >= request.fmax_hz) return std::nullopt;
+  // Fewer modes than asked in the band: the coarse mesh pushed some above --fmax.
+  if (modes.eigenvalues.size() < request.modes) return request.fmax_hz;
+  const double highest_hz = std::sqrt(modes.eigenvalues.maxCoeff()) / (2 * M_PI);
+  if (highest_hz <= sized_hz) return std::nullopt;
+  return std::min(request.fmax_hz, kResolutionMargin * highest_hz);
+}
+
 ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
   AnalysisReport local;
   AnalysisReport& r = report ? *report : local;
@@ -90,21 +103,34 @@ ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
   mesh_options.scale = o.scale;
   mesh_options.max_tet_volume_m3 = o.max_tet_volume_m3;
   mesh_options.fmax_hz = o.fmax_hz;
+  mesh_options.modes = o.resolution == "band" ? 0 : o.modes;
   mesh_options.surface_edge_m = o.surface_edge_m;
   mesh_options.keep_surface = o.keep_surface;
-  const TetMesh tets = load_tet_mesh(o.input, material, mesh_options, &r.timer);
-  // Parse the excitation before the expensive solve, so a typo fails fast.
-  const auto excite_vertices = select_excitation_vertices(o.excite, tets);
-
-  r.timer.start("fem mesh");
-  const FemMesh fem = make_fem_mesh(tets, o.element_order);
-  r.timer.stop();
   ModalAnalysisRequest request;
   request.modes = o.modes;
   request.fmin_hz = o.fmin_hz;
   request.fmax_hz = o.fmax_hz;
   request.fix = fix;
-  const ModalAnalysisResult modes = analyze_modes(fem, material, request, &r.timer);
+
+  TetMesh tets;
+  std::vector<int> excite_vertices;
+  ModalAnalysisResult modes;
+  for (int pass = 0;; ++pass) {
+    tets = load_tet_mesh(o.input, material, mesh_options, &r.timer);
+    // Parse the excitation before the expensive solve, so a typo fails fast.
+    excite_vertices = select_excitation_vertices(o.excite, tets);
+    r.timer.start("fem mesh");
+    const FemMesh fem = make_fem_mesh(tets, o.element_order);
+    r.timer.stop();
+    modes = analyze_modes(fem, material, request, &r.timer);
+    const auto refine_hz = refinement_frequency_hz(modes, tets, request);
+    if (!refine_hz || pass == 1) break;
+    notice(fmt::format(
+        "the modes asked reach above the {:.0f} Hz the mesh was sized for: meshing again for "
+        "{:.0f} Hz",
+        tets.resolved_frequency_hz, *refine_hz));
+    mesh_options.sizing_frequency_hz = *refine_hz;
+  }
 
   ModalModel model;
   model.name = o.name.empty() ? std::filesystem::path(o.input).stem().string() : o.name;

@@ -1,8 +1,11 @@
 #pragma once
 // From the shared analysis options to a modal model: either run the whole analysis on a mesh,
 // or read a `.modal.json` and re-tune it exactly to the requested material (no re-solve).
+#include <optional>
+
 #include "cli/analysis_options.hpp"
 #include "fem/tet_mesh.hpp"
+#include "modal/modal_analysis.hpp"
 #include "modal/modal_model.hpp"
 #include "util/stage_timer.hpp"
 
@@ -31,6 +34,12 @@ ModalListener listener_gains(const TetMesh& tets, const Eigen::MatrixXd& shapes,
                              const Eigen::VectorXd& eigenvalues, const Eigen::Vector3d& position);
 
 // The whole analysis of a mesh file.
+// When the mesh was sized for less than --fmax and the solve's N-th mode lies above what it was
+// sized for (or fewer modes than asked came out in the band), the frequency to mesh for again.
+std::optional<double> refinement_frequency_hz(const ModalAnalysisResult& modes,
+                                              const TetMesh& tets,
+                                              const ModalAnalysisRequest& request);
+
 ModalModel analyze_mesh(const AnalysisOptions& options, AnalysisReport* report = nullptr);
 
 // "bowl: 1570 vertices, 5160 tetrahedra (P2), 31 842 DOF, 40 modes 412.1–9 833.0 Hz, 2.31 s"

@@ -29,6 +29,11 @@ void add_analysis_options(CLI::App& c, AnalysisOptions& o) {
   c.add_flag("--keep-surface", o.keep_surface,
              "never remesh the surface (by default a surface more than twice as fine as the "
              "analysis needs is remeshed)");
+  c.add_option("--resolution", o.resolution,
+               "mesh sized for the modes asked (modes: the estimated N-th mode, refined once if "
+               "short) or for the whole band up to --fmax (band)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"modes", "band"}));
   c.add_option("--fix", o.fix, "clamp vertices matching a half-space predicate, e.g. \"x<=0\"");
   c.add_option("--excite", o.excite, "auto:K | vertex:I,J,... | point:X,Y,Z;...")
       ->capture_default_str();

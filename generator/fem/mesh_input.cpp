@@ -2,15 +2,137 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Geometry>
+
 #include <cmath>
 
 #include "fem/surface_mesh.hpp"
+#include "fem/resolution.hpp"
 #include "fem/surface_remesh.hpp"
 #include "fem/tetgen_files.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
 
 namespace mesh2dsp {
+namespace {
+
+// The frequency the mesh must resolve: --fmax, or the estimated N-th mode when it lies lower.
+double choose_sizing_frequency_hz(const SurfaceMesh& surface, const Material& material,
+                                  const MeshInputOptions& options) {
+  if (options.sizing_frequency_hz) return std::min(options.fmax_hz, *options.sizing_frequency_hz);
+  const double volume_m3 = std::abs(signed_volume(surface));
+  const double sizing_hz = sizing_frequency_hz(volume_m3, material, options.modes, options.fmax_hz);
+  if (sizing_hz < options.fmax_hz)
+    notice(fmt::format(
+        "mesh sized for the {} modes asked, up to {:.0f} Hz (Weyl's estimate of mode {}: {:.0f} "
+        "Hz, x{}), not for --fmax {:.0f} Hz; --resolution band sizes it for --fmax",
+        options.modes, sizing_hz, options.modes, sizing_hz / kResolutionMargin,
+        kResolutionMargin, options.fmax_hz));
+  return sizing_hz;
+}
+
+std::string deviation_text(const SurfaceDeviation& d) {
+  return fmt::format("max deviation {:.3g} mm, volume change {:+.3f} %", 1e3 * d.max_distance_m,
+                     100 * d.relative_volume_change);
+}
+
+// The surface TetGen meshes: the input, or a coarser remesh of it when the input is much finer
+// than the analysis needs and coarsening keeps the shape (surface_remesh.hpp's bounds).
+// `input_vertices` gets the vertices as read when the surface changes.
+SurfaceMesh analysis_surface(SurfaceMesh surface, double needed_edge_m, double wavelength_m,
+                             const MeshInputOptions& options, StageTimer& t,
+                             Eigen::MatrixXd& input_vertices) {
+  if (options.keep_surface) return surface;
+  if (options.surface_edge_m && !(*options.surface_edge_m > 0))
+    throw Error(fmt::format("--surface-edge must be positive (got {})", *options.surface_edge_m));
+  const double input_edge_m = mean_edge_length(surface);
+  if (!options.surface_edge_m && input_edge_m >= 0.5 * needed_edge_m) return surface;
+
+  t.start("surface remeshing");
+  Progress progress("surface remeshing");
+  progress.update(0.0, fmt::format("{} vertices", surface.vertices.rows()));
+  const auto before = surface.vertices.rows();
+  std::optional<BoundedRemesh> remeshed;
+  if (options.surface_edge_m) {
+    // The user's edge is taken as given; the notice says what it did to the shape.
+    remeshed = BoundedRemesh{remesh_surface(surface, *options.surface_edge_m), *options.surface_edge_m, {}};
+    remeshed->deviation = surface_deviation(surface, remeshed->surface);
+  } else {
+    remeshed = remesh_within_bounds(surface, needed_edge_m, remesh_bounds(surface, wavelength_m));
+  }
+  t.stop();
+  if (!remeshed) {
+    progress.finish("kept");
+    notice(fmt::format(
+        "surface kept as it is ({} vertices, mean edge {:.2f} mm): coarsening it toward the "
+        "{:.2f} mm the analysis needs would move the shape more than it allows; --surface-edge "
+        "forces a remesh",
+        before, 1e3 * input_edge_m, 1e3 * needed_edge_m));
+    return surface;
+  }
+  progress.finish(fmt::format("{} vertices", remeshed->surface.vertices.rows()));
+  notice(fmt::format(
+      "surface remeshed from {} to {} vertices (mean edge {:.2f} mm -> {:.2f} mm; {}); "
+      "--keep-surface keeps it as it is",
+      before, remeshed->surface.vertices.rows(), 1e3 * input_edge_m, 1e3 * remeshed->edge_m,
+      deviation_text(remeshed->deviation)));
+  input_vertices = std::move(surface.vertices);
+  return std::move(remeshed->surface);
+}
+
+// Elements more than 4× the volume bound: TetGen could not refine there (with -Y it may not
+// split a surface triangle, and the elements on a long one stay as large as it is).
+int oversized_tets(const TetMesh& mesh, double max_tet_volume_m3) {
+  int count = 0;
+  for (int t = 0; t < mesh.tets.rows(); ++t) {
+    const Eigen::Vector3d a = mesh.vertices.row(mesh.tets(t, 0)), b = mesh.vertices.row(mesh.tets(t, 1)),
+                          c = mesh.vertices.row(mesh.tets(t, 2)), d = mesh.vertices.row(mesh.tets(t, 3));
+    count += (b - a).cross(c - a).dot(d - a) / 6.0 > 4.0 * max_tet_volume_m3;
+  }
+  return count;
+}
+
+}  // namespace
+
+TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
+                     const MeshInputOptions& options, StageTimer& t) {
+  const double shear_speed = shear_wave_speed_m_s(material);
+  const double sizing_hz = choose_sizing_frequency_hz(input, material, options);
+  Eigen::MatrixXd input_vertices;
+  const SurfaceMesh surface =
+      analysis_surface(input, default_edge_length(input, shear_speed, sizing_hz),
+                       shear_speed / sizing_hz, options, t, input_vertices);
+
+  t.start("tetrahedralization");
+  Progress progress("tetrahedralization");
+  progress.update(0.0, fmt::format("{} surface vertices", surface.vertices.rows()));
+  TetrahedralizeOptions tet_options;
+  tet_options.max_tet_volume_m3 = options.max_tet_volume_m3
+                                      ? *options.max_tet_volume_m3
+                                      : default_max_tet_volume(surface, shear_speed, sizing_hz);
+  TetMesh mesh = tetrahedralize(surface, tet_options);
+  if (tet_quality_report(mesh, kRejectTetQuality).near_degenerate > 0 ||
+      oversized_tets(mesh, *tet_options.max_tet_volume_m3) > 0) {
+    // Sliver surface triangles (CAD and STL exports) force flat tetrahedra when the surface is
+    // kept triangle for triangle, and long ones stop TetGen from refining next to them (a
+    // 60 mm prong drawn with 60 mm triangles came out as 48 elements, its modes 19 % high):
+    // let TetGen split them with points on the surface instead. The shape is exactly the same;
+    // the new points are surface nodes like the others.
+    progress.update(0.5, "splitting sliver surface triangles");
+    tet_options.keep_surface_triangles = false;
+    mesh = tetrahedralize(surface, tet_options);
+    notice(fmt::format(
+        "the surface has sliver or long triangles that the elements cannot follow: TetGen split "
+        "them with {} points on the surface (the shape is unchanged)",
+        mesh.surface_steiner_points));
+  }
+  mesh.input_vertices = std::move(input_vertices);
+  mesh.resolved_frequency_hz = sizing_hz;
+  progress.finish(fmt::format("{} tetrahedra", mesh.tets.rows()));
+  t.stop();
+  check_tet_quality(mesh, kRejectTetQuality);
+  return mesh;
+}
 
 TetMesh load_tet_mesh(const std::filesystem::path& path, const Material& material,
                       const MeshInputOptions& options, StageTimer* timer) {
@@ -24,52 +146,18 @@ TetMesh load_tet_mesh(const std::filesystem::path& path, const Material& materia
   auto ext = path.extension().string();
   for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
 
-  TetMesh mesh;
   if (ext == ".node" || ext == ".ele") {
     t.start("read mesh");
     auto file = read_tetgen_mesh(path, options.scale);
-    mesh = tet_mesh_from_elements(std::move(file.vertices), std::move(file.tets));
+    TetMesh mesh = tet_mesh_from_elements(std::move(file.vertices), std::move(file.tets));
     t.stop();
-  } else {
-    t.start("read mesh");
-    SurfaceMesh surface = read_checked_surface_mesh(path, options.scale);
-    t.stop();
-    const double shear_speed = std::sqrt(lame_mu(material) / material.density_kg_m3);
-    const double needed_edge_m = default_edge_length(surface, shear_speed, options.fmax_hz);
-    const double input_edge_m = mean_edge_length(surface);
-    Eigen::MatrixXd input_vertices;
-    if (options.surface_edge_m && !(*options.surface_edge_m > 0))
-      throw Error(fmt::format("--surface-edge must be positive (got {})", *options.surface_edge_m));
-    const double target_edge_m = options.surface_edge_m ? *options.surface_edge_m : needed_edge_m;
-    if (!options.keep_surface && (options.surface_edge_m || input_edge_m < 0.5 * needed_edge_m)) {
-      t.start("surface remeshing");
-      Progress progress("surface remeshing");
-      progress.update(0.0, fmt::format("{} vertices", surface.vertices.rows()));
-      input_vertices = surface.vertices;
-      const auto before = surface.vertices.rows();
-      surface = remesh_surface(surface, target_edge_m);
-      progress.finish(fmt::format("{} vertices", surface.vertices.rows()));
-      t.stop();
-      notice(fmt::format(
-          "surface remeshed from {} to {} vertices (mean edge {:.2f} mm -> {:.2f} mm, enough up to "
-          "--fmax); --keep-surface keeps it as it is",
-          before, surface.vertices.rows(), 1e3 * input_edge_m, 1e3 * target_edge_m));
-    }
-    t.start("tetrahedralization");
-    Progress progress("tetrahedralization");
-    progress.update(0.0, fmt::format("{} surface vertices", surface.vertices.rows()));
-    TetrahedralizeOptions tet_options;
-    tet_options.max_tet_volume_m3 =
-        options.max_tet_volume_m3
-            ? *options.max_tet_volume_m3
-            : default_max_tet_volume(surface, shear_speed, options.fmax_hz);
-    mesh = tetrahedralize(surface, tet_options);
-    mesh.input_vertices = std::move(input_vertices);
-    progress.finish(fmt::format("{} tetrahedra", mesh.tets.rows()));
-    t.stop();
+    check_tet_quality(mesh);
+    return mesh;
   }
-  check_tet_quality(mesh);
-  return mesh;
+  t.start("read mesh");
+  const SurfaceMesh surface = read_checked_surface_mesh(path, options.scale);
+  t.stop();
+  return mesh_surface(surface, material, options, t);
 }
 
 }  // namespace mesh2dsp

@@ -14,12 +14,24 @@ namespace mesh2dsp {
 struct MeshInputOptions {
   double scale = 1.0;
   std::optional<double> max_tet_volume_m3;  // none: derived from size and fmax
-  double fmax_hz = 20000;                   // for the default resolution
+  double fmax_hz = 20000;                   // the highest frequency analysed
+  // Modes wanted: the mesh is sized for the estimated frequency of the N-th mode when that lies
+  // below fmax_hz (fem/resolution.hpp). 0 sizes it for fmax_hz (what the reference solver needs).
+  int modes = 0;
+  // Overrides the estimate: size for this frequency (the refinement after a solve whose N-th
+  // mode lay above what the first mesh was sized for).
+  std::optional<double> sizing_frequency_hz;
   // Surface resolution: remesh to this edge length; none: remesh only when the surface is more
   // than twice as fine as the default edge length (with a notice); `keep_surface`: never.
   std::optional<double> surface_edge_m;
   bool keep_surface = false;
 };
+
+// A checked surface → the tet mesh for the analysis: sized for the frequency asked, the surface
+// remeshed when it is much finer than that and coarsening keeps the shape, sliver triangles
+// split by TetGen. Throws mesh2dsp::Error.
+TetMesh mesh_surface(const SurfaceMesh& surface, const Material& material,
+                     const MeshInputOptions& options, StageTimer& timer);
 
 // Throws mesh2dsp::Error naming the file and the problem. When the surface was remeshed,
 // TetMesh::input_vertices holds the vertices as read, so `vertex:I` can still name them.

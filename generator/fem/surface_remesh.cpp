@@ -2,19 +2,50 @@
 
 #include <CGAL/Exact_predicates_inexact_constructions_kernel.h>
 #include <CGAL/Polygon_mesh_processing/detect_features.h>
+#include <CGAL/Polygon_mesh_processing/distance.h>
 #include <CGAL/Polygon_mesh_processing/remesh.h>
 #include <CGAL/Surface_mesh.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
+#include "fem/resolution.hpp"
 #include "util/error.hpp"
 
 namespace mesh2dsp {
 namespace {
 using Kernel = CGAL::Exact_predicates_inexact_constructions_kernel;
-using CgalMesh = CGAL::Surface_mesh<Kernel::Point_3>;
+using Point = Kernel::Point_3;
+using CgalMesh = CGAL::Surface_mesh<Point>;
 namespace PMP = CGAL::Polygon_mesh_processing;
+
+CgalMesh to_cgal(const SurfaceMesh& mesh) {
+  CgalMesh m;
+  std::vector<CgalMesh::Vertex_index> vi(mesh.vertices.rows());
+  for (int i = 0; i < mesh.vertices.rows(); ++i)
+    vi[i] = m.add_vertex({mesh.vertices(i, 0), mesh.vertices(i, 1), mesh.vertices(i, 2)});
+  for (int f = 0; f < mesh.faces.rows(); ++f)
+    if (m.add_face(vi[mesh.faces(f, 0)], vi[mesh.faces(f, 1)], vi[mesh.faces(f, 2)]) ==
+        CgalMesh::null_face())
+      throw Error(fmt::format("remeshing: face {} could not be added (non-manifold surface)", f));
+  return m;
+}
+
+// The vertices and face centroids of a surface: where its distance to another one peaks.
+std::vector<Point> sample_points(const SurfaceMesh& mesh) {
+  std::vector<Point> points;
+  points.reserve(mesh.vertices.rows() + mesh.faces.rows());
+  for (int i = 0; i < mesh.vertices.rows(); ++i)
+    points.emplace_back(mesh.vertices(i, 0), mesh.vertices(i, 1), mesh.vertices(i, 2));
+  for (int f = 0; f < mesh.faces.rows(); ++f) {
+    Eigen::Vector3d c = Eigen::Vector3d::Zero();
+    for (int k = 0; k < 3; ++k) c += mesh.vertices.row(mesh.faces(f, k)).transpose() / 3.0;
+    points.emplace_back(c.x(), c.y(), c.z());
+  }
+  return points;
+}
 }  // namespace
 
 double mean_edge_length(const SurfaceMesh& mesh) {
@@ -27,14 +58,7 @@ double mean_edge_length(const SurfaceMesh& mesh) {
 
 SurfaceMesh remesh_surface(const SurfaceMesh& mesh, double target_edge_m) {
   if (!(target_edge_m > 0)) throw Error("remeshing needs a positive target edge length");
-  CgalMesh m;
-  std::vector<CgalMesh::Vertex_index> vi(mesh.vertices.rows());
-  for (int i = 0; i < mesh.vertices.rows(); ++i)
-    vi[i] = m.add_vertex({mesh.vertices(i, 0), mesh.vertices(i, 1), mesh.vertices(i, 2)});
-  for (int f = 0; f < mesh.faces.rows(); ++f)
-    if (m.add_face(vi[mesh.faces(f, 0)], vi[mesh.faces(f, 1)], vi[mesh.faces(f, 2)]) ==
-        CgalMesh::null_face())
-      throw Error(fmt::format("remeshing: face {} could not be added (non-manifold surface)", f));
+  CgalMesh m = to_cgal(mesh);
 
   auto is_feature = m.add_property_map<CgalMesh::Edge_index, bool>("e:is_feature", false).first;
   PMP::detect_sharp_edges(m, 60.0, is_feature);
@@ -62,6 +86,54 @@ SurfaceMesh remesh_surface(const SurfaceMesh& mesh, double target_edge_m) {
   }
   check_and_orient_surface(out);
   return out;
+}
+
+}  // namespace mesh2dsp
+
+namespace mesh2dsp {
+
+SurfaceDeviation surface_deviation(const SurfaceMesh& input, const SurfaceMesh& remeshed) {
+  const CgalMesh a = to_cgal(input), b = to_cgal(remeshed);
+  SurfaceDeviation d;
+  d.max_distance_m =
+      std::max(PMP::max_distance_to_triangle_mesh<CGAL::Sequential_tag>(sample_points(input), b),
+               PMP::max_distance_to_triangle_mesh<CGAL::Sequential_tag>(sample_points(remeshed), a));
+  const double v0 = signed_volume(input);
+  d.relative_volume_change = v0 != 0 ? (signed_volume(remeshed) - v0) / v0 : 0.0;
+  return d;
+}
+
+RemeshBounds remesh_bounds(const SurfaceMesh& input, double shortest_wavelength_m) {
+  const double diagonal_m =
+      (input.vertices.colwise().maxCoeff() - input.vertices.colwise().minCoeff()).norm();
+  RemeshBounds bounds;
+  bounds.max_distance_m = std::min({1e-3 * thickness_measure(input), 1e-3 * diagonal_m,
+                                    shortest_wavelength_m / 500.0});
+  bounds.max_relative_volume_change = 2e-3;
+  return bounds;
+}
+
+bool within(const SurfaceDeviation& d, const RemeshBounds& b) {
+  return d.max_distance_m <= b.max_distance_m &&
+         std::abs(d.relative_volume_change) <= b.max_relative_volume_change;
+}
+
+std::optional<BoundedRemesh> remesh_within_bounds(const SurfaceMesh& input, double target_edge_m,
+                                                  const RemeshBounds& bounds) {
+  const double floor_edge_m = 2.0 * mean_edge_length(input);
+  double edge_m = target_edge_m;
+  for (int trial = 0; trial < 4 && edge_m >= floor_edge_m; ++trial) {
+    BoundedRemesh r{remesh_surface(input, edge_m), edge_m, {}};
+    r.deviation = surface_deviation(input, r.surface);
+    if (within(r.deviation, bounds)) return r;
+    // A chord's sag grows with the square of its length and the volume change with it:
+    // shrink the edge to what the larger overshoot allows, with 10 % to spare.
+    const double overshoot =
+        std::max(r.deviation.max_distance_m / bounds.max_distance_m,
+                 std::abs(r.deviation.relative_volume_change) / bounds.max_relative_volume_change);
+    edge_m *= std::min(0.8, 0.9 / std::sqrt(overshoot));
+  }
+  return std::nullopt;
 }
 
 }  // namespace mesh2dsp

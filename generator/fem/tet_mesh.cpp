@@ -10,22 +10,15 @@
 #include <map>
 #include <unordered_map>
 
+#include "fem/resolution.hpp"
 #include "util/error.hpp"
 
 namespace mesh2dsp {
 
 double default_edge_length(const SurfaceMesh& surface, double shear_wave_speed_m_s,
                            double fmax_hz) {
-  double area = 0;
-  for (int f = 0; f < surface.faces.rows(); ++f) {
-    const Eigen::Vector3d a = surface.vertices.row(surface.faces(f, 0)),
-                          b = surface.vertices.row(surface.faces(f, 1)),
-                          c = surface.vertices.row(surface.faces(f, 2));
-    area += 0.5 * (b - a).cross(c - a).norm();
-  }
-  const double thickness_m = area > 0 ? 3.0 * std::abs(signed_volume(surface)) / area : INFINITY;
   const double wavelength_m = shear_wave_speed_m_s / fmax_hz;
-  return std::min(wavelength_m / 3.0, thickness_m / 2.0);
+  return std::min(wavelength_m / 3.0, thickness_measure(surface) / 2.0);
 }
 
 double default_max_tet_volume(const SurfaceMesh& surface, double shear_wave_speed_m_s,
@@ -47,6 +40,15 @@ std::string tetgen_failure(int code) {
     case 5: return "the surface has two facets that are very close to each other";
     case 10: return "TetGen rejected the input surface as invalid";
     default: return fmt::format("TetGen failed (internal error code {})", code);
+  }
+}
+
+// TetGen's orientation convention is the opposite of ours (positive signed volume); files vary.
+void orient_positively(const Eigen::MatrixXd& vertices, Eigen::MatrixXi& tets) {
+  for (int t = 0; t < tets.rows(); ++t) {
+    const Eigen::Vector3d a = vertices.row(tets(t, 0)), b = vertices.row(tets(t, 1)),
+                          c = vertices.row(tets(t, 2)), d = vertices.row(tets(t, 3));
+    if ((b - a).cross(c - a).dot(d - a) < 0) std::swap(tets(t, 1), tets(t, 2));
   }
 }
 
@@ -76,8 +78,9 @@ TetMesh tetrahedralize(const SurfaceMesh& surface, const TetrahedralizeOptions& 
       options.max_tet_volume_m3 ? *options.max_tet_volume_m3 : INFINITY;
   // p: PLC; q: radius-edge / dihedral bound; a: volume bound; Y: no Steiner points on the
   // surface; z: zero-based; Q: quiet.
-  std::string switches = fmt::format("pq{}/{}zQY", options.radius_edge_ratio,
-                                     options.min_dihedral_deg);
+  std::string switches = fmt::format("pq{}/{}zQ{}", options.radius_edge_ratio,
+                                     options.min_dihedral_deg,
+                                     options.keep_surface_triangles ? "Y" : "");
   if (std::isfinite(volume)) switches += fmt::format("a{:.6e}", volume);
   // TetGen 1.5 can crash (not just fail) when meshing a self-intersecting surface with -Y, so
   // its intersection test (-d) runs first; it reports the intersecting faces, cheaply.
@@ -105,27 +108,36 @@ TetMesh tetrahedralize(const SurfaceMesh& surface, const TetrahedralizeOptions& 
   if (out.numberofpoints < in.numberofpoints)
     throw Error("TetGen merged surface vertices (duplicate or near-coincident points)");
 
-  TetMesh mesh;
-  mesh.surface_vertex_count = in.numberofpoints;
-  mesh.vertices.resize(out.numberofpoints, 3);
+  Eigen::MatrixXd vertices(out.numberofpoints, 3);
   for (int i = 0; i < out.numberofpoints; ++i)
-    for (int k = 0; k < 3; ++k) mesh.vertices(i, k) = out.pointlist[3 * i + k];
-  // -Y keeps the input points first and in order: the surface indices stay valid.
+    for (int k = 0; k < 3; ++k) vertices(i, k) = out.pointlist[3 * i + k];
+  // TetGen keeps the input points first and in order (with or without -Y): the surface
+  // indices stay valid.
   const double tol = 1e-9 * (surface.vertices.colwise().maxCoeff() -
                              surface.vertices.colwise().minCoeff()).norm();
   for (int i = 0; i < in.numberofpoints; ++i)
-    if ((mesh.vertices.row(i) - surface.vertices.row(i)).norm() > tol)
+    if ((vertices.row(i) - surface.vertices.row(i)).norm() > tol)
       throw Error("TetGen re-ordered the surface vertices; cannot map excitation points");
-  mesh.tets.resize(out.numberoftetrahedra, 4);
+  Eigen::MatrixXi tets(out.numberoftetrahedra, 4);
   for (int t = 0; t < out.numberoftetrahedra; ++t)
-    for (int k = 0; k < 4; ++k) mesh.tets(t, k) = out.tetrahedronlist[t * out.numberofcorners + k];
-  // TetGen's orientation convention is the opposite of ours (positive signed volume).
-  for (int t = 0; t < mesh.tets.rows(); ++t) {
-    const Eigen::Vector3d a = mesh.vertices.row(mesh.tets(t, 0)), b = mesh.vertices.row(mesh.tets(t, 1)),
-                          c = mesh.vertices.row(mesh.tets(t, 2)), d = mesh.vertices.row(mesh.tets(t, 3));
-    if ((b - a).cross(c - a).dot(d - a) < 0) std::swap(mesh.tets(t, 1), mesh.tets(t, 2));
+    for (int k = 0; k < 4; ++k) tets(t, k) = out.tetrahedronlist[t * out.numberofcorners + k];
+  TetMesh mesh;
+  if (options.keep_surface_triangles) {
+    mesh.vertices = std::move(vertices);
+    mesh.tets = std::move(tets);
+    orient_positively(mesh.vertices, mesh.tets);
+    mesh.surface_faces = surface.faces;  // the same triangles, in the input's order
+  } else {
+    mesh = tet_mesh_from_elements(std::move(vertices), std::move(tets));
+    // The boundary of the tets (outward) is the input surface with its triangles split; the
+    // points TetGen added on it become surface vertices too.
+    std::vector<bool> on_surface(mesh.vertices.rows(), false);
+    for (int f = 0; f < mesh.surface_faces.rows(); ++f)
+      for (int k = 0; k < 3; ++k) on_surface[mesh.surface_faces(f, k)] = true;
+    for (int i = in.numberofpoints; i < mesh.vertices.rows(); ++i)
+      mesh.surface_steiner_points += on_surface[i];
   }
-  mesh.surface_faces = surface.faces;
+  mesh.surface_vertex_count = in.numberofpoints;
   return mesh;
 }
 
@@ -135,11 +147,9 @@ TetMesh tet_mesh_from_elements(Eigen::MatrixXd vertices, Eigen::MatrixXi tets) {
   mesh.tets = std::move(tets);
   // Boundary faces: those that belong to exactly one tet, oriented outward.
   static constexpr int kFace[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
+  orient_positively(mesh.vertices, mesh.tets);
   std::map<std::array<int, 3>, std::pair<int, std::array<int, 3>>> faces;
   for (int t = 0; t < mesh.tets.rows(); ++t) {
-    const Eigen::Vector3d a = mesh.vertices.row(mesh.tets(t, 0)), b = mesh.vertices.row(mesh.tets(t, 1)),
-                          c = mesh.vertices.row(mesh.tets(t, 2)), d = mesh.vertices.row(mesh.tets(t, 3));
-    if ((b - a).cross(c - a).dot(d - a) < 0) std::swap(mesh.tets(t, 1), mesh.tets(t, 2));
     for (const auto& f : kFace) {
       std::array<int, 3> oriented = {mesh.tets(t, f[0]), mesh.tets(t, f[1]), mesh.tets(t, f[2])};
       auto key = oriented;

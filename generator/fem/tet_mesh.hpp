@@ -17,12 +17,20 @@ struct TetMesh {
   // The surface vertices as read when the surface was remeshed before meshing (empty when the
   // input surface was kept: then surface vertex i is input vertex i).
   Eigen::MatrixXd input_vertices;
+  // The highest frequency the mesh was sized to resolve, Hz (0: not known, a tet mesh file).
+  double resolved_frequency_hz = 0;
+  // Points TetGen added on the surface to mesh sliver triangles (0 when it kept it as it was).
+  int surface_steiner_points = 0;
 };
 
 struct TetrahedralizeOptions {
   std::optional<double> max_tet_volume_m3;  // none: default_max_tet_volume()
   double radius_edge_ratio = 1.5;           // TetGen -q bound
   double min_dihedral_deg = 12;             // TetGen -q second bound
+  // -Y: keep the surface triangles as they are (every surface vertex a node, nothing added).
+  // Off, TetGen may split surface triangles with points on them — the shape stays exactly the
+  // same, and sliver triangles (CAD and STL exports) stop forcing flat tetrahedra.
+  bool keep_surface_triangles = true;
 };
 
 // The element edge length the analysis needs: no longer than a third of the shear wavelength
@@ -36,7 +44,8 @@ double default_max_tet_volume(const SurfaceMesh& surface, double shear_wave_spee
                               double fmax_hz);
 
 // Tetrahedralizes with TetGen ("pq…a…YQ": PLC, quality bound, volume bound, surface preserved
-// so every surface vertex stays a node and no Steiner point lands on the surface).
+// so every surface vertex stays a node and no Steiner point lands on the surface; without Y
+// when keep_surface_triangles is off: then the input vertices still come first, in order).
 // TetGen's failures (self-intersecting surface, tiny features, …) become mesh2dsp::Error.
 TetMesh tetrahedralize(const SurfaceMesh& surface, const TetrahedralizeOptions& options);
 
@@ -53,7 +62,11 @@ struct TetQualityReport {
 };
 TetQualityReport tet_quality_report(const TetMesh& mesh, double reject_below);
 
+// Below this normalised quality an element is too flat to solve (its stiffness is dominated by
+// round-off: Mesh2Faust's negative eigenvalues on the bowl and bar_2p5mm benchmark meshes).
+inline constexpr double kRejectTetQuality = 1e-3;
+
 // Throws mesh2dsp::Error when any element is inverted or has quality below `reject_below`.
-void check_tet_quality(const TetMesh& mesh, double reject_below = 1e-3);
+void check_tet_quality(const TetMesh& mesh, double reject_below = kRejectTetQuality);
 
 }  // namespace mesh2dsp

@@ -1,0 +1,178 @@
+// Real objects at real sizes (issue "Real objects at real sizes"): the mesh is sized for the
+// modes asked, remeshing keeps the shape, sliver surfaces mesh. Meshes are made in the tests:
+// scaled bundled meshes, CAD-style sliver triangulations, millimetre units.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "cli/analysis.hpp"
+#include "fem/resolution.hpp"
+#include "fem/surface_remesh.hpp"
+#include "modal/modal_model.hpp"
+#include "support/command.hpp"
+#include "test_meshes.hpp"
+
+namespace fs = std::filesystem;
+using namespace mesh2dsp;
+using mesh2dsp::test::CommandRun;
+
+namespace {
+
+CommandRun run(const std::string& args) {
+  return mesh2dsp::test::run_command(std::string(MESH2DSP_BIN) + " " + args);
+}
+
+std::string source(const std::string& rel) { return std::string(MESH2DSP_SOURCE_DIR) + "/" + rel; }
+
+class RealObjects : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() /
+          ("mesh2dsp-real-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  std::string path(const std::string& name) const { return (dir / name).string(); }
+  // Runs `modes` and reads the model; fails the test on a non-zero exit.
+  ModalModel modes(const std::string& args, const std::string& name, std::string* output = nullptr) {
+    const auto r = run("modes " + args + " -o " + path(name));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    if (output) *output = r.output;
+    return read_modal_model(path(name));
+  }
+  fs::path dir;
+};
+
+std::vector<double> frequencies(const ModalModel& m) {
+  std::vector<double> f;
+  for (const auto& mode : m.modes) f.push_back(mode.frequency_hz);
+  return f;
+}
+
+double worst_relative_difference(const ModalModel& a, const ModalModel& b) {
+  const auto fa = frequencies(a), fb = frequencies(b);
+  EXPECT_EQ(fa.size(), fb.size());
+  double worst = 0;
+  for (size_t i = 0; i < std::min(fa.size(), fb.size()); ++i)
+    worst = std::max(worst, std::abs(fa[i] / fb[i] - 1));
+  return worst;
+}
+
+// The number after `label` in the summary line ("... 1234 tetrahedra ...").
+int count_before(const std::string& output, const std::string& label) {
+  std::smatch m;
+  if (!std::regex_search(output, m, std::regex("([0-9]+) " + label))) return -1;
+  return std::stoi(m[1]);
+}
+
+}  // namespace
+
+TEST(Resolution, WeylsLawInvertsAndSizesForTheModesAsked) {
+  const Material steel = find_material_preset("steel");
+  const double volume_m3 = 0.5;
+  const double f = weyl_frequency_hz(volume_m3, steel, 50);
+  EXPECT_NEAR(weyl_mode_count(volume_m3, steel, f), 50, 1e-9);
+  // Eight times the volume: the same count at half the frequency (N ∝ V f³).
+  EXPECT_NEAR(weyl_frequency_hz(8 * volume_m3, steel, 50), f / 2, 1e-9 * f);
+  EXPECT_DOUBLE_EQ(sizing_frequency_hz(volume_m3, steel, 50, 20000), kResolutionMargin * f);
+  // A small object's 50th mode lies above --fmax: sized for --fmax as before.
+  EXPECT_DOUBLE_EQ(sizing_frequency_hz(1.8e-4, steel, 50, 20000), 20000);
+}
+
+TEST(Resolution, RefinesOnceWhenTheModesReachAboveTheSizedFrequency) {
+  TetMesh tets;
+  tets.resolved_frequency_hz = 1000;
+  ModalAnalysisRequest request;
+  request.modes = 3;
+  request.fmax_hz = 20000;
+  ModalAnalysisResult result;
+  auto with_highest = [&](double highest_hz) {
+    result.eigenvalues.resize(3);
+    for (int i = 0; i < 3; ++i) result.eigenvalues[i] = std::pow(2 * M_PI * highest_hz * (i + 1) / 3, 2);
+    return refinement_frequency_hz(result, tets, request);
+  };
+  EXPECT_FALSE(with_highest(900).has_value());
+  ASSERT_TRUE(with_highest(1200).has_value());
+  EXPECT_NEAR(*with_highest(1200), kResolutionMargin * 1200, 1e-6);
+  // Fewer modes than asked in the band: mesh for the whole band.
+  result.eigenvalues.resize(2);
+  result.eigenvalues << 1e4, 2e4;
+  EXPECT_EQ(*refinement_frequency_hz(result, tets, request), 20000);
+  // A mesh sized for --fmax already is never refined.
+  tets.resolved_frequency_hz = 20000;
+  EXPECT_FALSE(with_highest(1e5).has_value());
+}
+
+TEST(Resolution, RemeshingOfACurvedSurfaceIsBoundedByTheShape) {
+  const SurfaceMesh sphere = read_checked_surface_mesh(source("meshes/sphere.obj"));
+  const RemeshBounds bounds = remesh_bounds(sphere, 0.1);
+  // Coarsening a 5 cm sphere to 2 cm edges cuts its chords millimetres inward: refused.
+  const SurfaceMesh coarse = remesh_surface(sphere, 0.02);
+  const SurfaceDeviation d = surface_deviation(sphere, coarse);
+  EXPECT_GT(d.max_distance_m, 5e-4);
+  EXPECT_LT(d.relative_volume_change, -5e-3);
+  EXPECT_FALSE(within(d, bounds));
+  EXPECT_FALSE(remesh_within_bounds(sphere, 0.02, bounds).has_value());
+  // A flat-faced box can be coarsened freely: its faces stay where they are.
+  const std::string box = (fs::temp_directory_path() / "mesh2dsp-fine-box.obj").string();
+  mesh2dsp::test::write_obj(box, mesh2dsp::test::grid_box(0.3, 0.03, 0.02, 0.002));
+  const SurfaceMesh fine_box = read_checked_surface_mesh(box);
+  fs::remove(box);
+  const auto remeshed = remesh_within_bounds(fine_box, 0.008, remesh_bounds(fine_box, 0.1));
+  ASSERT_TRUE(remeshed.has_value());
+  EXPECT_LT(remeshed->surface.vertices.rows(), fine_box.vertices.rows() / 5);
+  EXPECT_LT(remeshed->deviation.max_distance_m, 1e-6);
+}
+
+TEST_F(RealObjects, SphereKeepsItsMultipletsAndItsModes) {
+  // The issue's case: a steel sphere of radius 5 cm analysed up to 60 kHz. Remeshing the
+  // surface would coarsen it (642 → 134 vertices, modes 1.2–1.6 % high, quintuplets split by
+  // 0.4 %); bounded by the shape, the analysis matches the unremeshed surface.
+  const std::string args = source("meshes/sphere.obj") + " --material steel --fmax 60000 --modes 12";
+  std::string output;
+  const ModalModel as_is = modes(args + " --keep-surface", "kept.modal.json");
+  const ModalModel model = modes(args, "auto.modal.json", &output);
+  EXPECT_LT(worst_relative_difference(model, as_is), 0.002) << output;
+  // The lowest elastic modes of a sphere: a fivefold spheroidal (n = 2) group and a fivefold
+  // torsional one; each must stay together.
+  const auto f = frequencies(model);
+  ASSERT_GE(f.size(), 10u);
+  for (int group = 0; group < 2; ++group) {
+    const double spread = f[5 * group + 4] / f[5 * group] - 1;
+    EXPECT_LT(spread, 5e-4) << "group " << group << " at " << f[5 * group] << " Hz";
+  }
+}
+
+TEST_F(RealObjects, SliverBoxInMillimetresMeshesLikeItsWellShapedTwin) {
+  // A 100 × 20 × 12 mm block exported CAD-style (fans of slivers up to 60:1) as binary STL in
+  // millimetres, and the same block with square-ish triangles.
+  const std::string slivers = path("block-slivers.stl"), twin = path("block-grid.stl");
+  mesh2dsp::test::write_binary_stl(slivers, mesh2dsp::test::sliver_box(100, 20, 12, 60));
+  mesh2dsp::test::write_binary_stl(twin, mesh2dsp::test::grid_box(100, 20, 12, 4));
+  const std::string common = " --scale 0.001 --material steel --modes 10 --keep-surface";
+  std::string output;
+  const ModalModel a = modes(slivers + common, "slivers.modal.json", &output);
+  EXPECT_NE(output.find("sliver"), std::string::npos) << output;
+  const ModalModel b = modes(twin + common, "grid.modal.json");
+  EXPECT_LT(worst_relative_difference(a, b), 0.005);
+}
+
+TEST_F(RealObjects, SliverCylinderProngMeshesLikeItsWellShapedTwin) {
+  // A tuning-fork prong as CAD exports it: 16 facets around, each two triangles 60 mm long
+  // and 1.6 mm wide; its twin has rings every 1.5 mm. Millimetres in the file.
+  const std::string slivers = path("prong-slivers.stl"), twin = path("prong-rings.stl");
+  mesh2dsp::test::write_binary_stl(slivers, mesh2dsp::test::cylinder(60, 4, 16, 1));
+  mesh2dsp::test::write_binary_stl(twin, mesh2dsp::test::cylinder(60, 4, 16, 40));
+  const std::string common = " --scale 0.001 --material steel --modes 8 --fmax 60000 --keep-surface";
+  std::string output;
+  const ModalModel a = modes(slivers + common, "slivers.modal.json", &output);
+  EXPECT_NE(output.find("TetGen split them"), std::string::npos) << output;
+  const ModalModel b = modes(twin + common, "rings.modal.json");
+  ASSERT_GE(a.modes.size(), 6u);
+  EXPECT_LT(worst_relative_difference(a, b), 0.005);
+}
