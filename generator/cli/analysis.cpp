@@ -90,6 +90,69 @@ std::optional<double> refinement_frequency_hz(const ModalAnalysisResult& modes,
   return std::min(request.fmax_hz, kResolutionMargin * highest_hz);
 }
 
+namespace {
+
+// Notices and progress off for a scope (the coarse pass is an estimate, not the analysis).
+class QuietScope {
+ public:
+  QuietScope() : was_quiet_(is_quiet()) { set_quiet(true); }
+  ~QuietScope() { set_quiet(was_quiet_); }
+
+ private:
+  bool was_quiet_;
+};
+
+double mesh_volume_m3(const TetMesh& tets) {
+  double volume = 0;
+  for (int t = 0; t < tets.tets.rows(); ++t) {
+    const Eigen::Vector3d a = tets.vertices.row(tets.tets(t, 0)), b = tets.vertices.row(tets.tets(t, 1)),
+                          c = tets.vertices.row(tets.tets(t, 2)), d = tets.vertices.row(tets.tets(t, 3));
+    volume += (b - a).cross(c - a).dot(d - a) / 6.0;
+  }
+  return volume;
+}
+
+}  // namespace
+
+std::optional<double> coarse_pass_sizing_hz(const AnalysisOptions& o, const Material& material,
+                                            const ModalAnalysisRequest& request,
+                                            const MeshInputOptions& mesh_options,
+                                            AnalysisReport& r) {
+  // Weyl's law knows only the volume: thin walls and slender parts have far more low modes
+  // than it counts (a 0.7 m bell's 50 modes lie below 3 kHz, Weyl puts the 50th above 20 kHz).
+  // When the mesh it sizes is large, a coarse pass finds the N-th mode instead: the same
+  // surface, an interior of about kCoarseTets quadratic elements. A coarse conforming mesh is
+  // stiffer than the fine one, so its N-th mode lies above the true one (Rayleigh–Ritz): sizing
+  // for it with a margin is on the safe side, and the refinement check after the solve remains.
+  constexpr int kCoarseTets = 1000, kWorthItTets = 3000;
+  constexpr double kCoarseMargin = 1.25;
+  r.timer.start("coarse pass");
+  std::optional<double> sizing_hz;
+  try {
+    QuietScope quiet;
+    const TetMesh sized = load_tet_mesh(o.input, material, mesh_options);
+    if (sized.tets.rows() >= kWorthItTets && sized.resolved_frequency_hz > 0) {
+      MeshInputOptions coarse = mesh_options;
+      coarse.sizing_frequency_hz = sized.resolved_frequency_hz;
+      coarse.max_tet_volume_m3 = mesh_volume_m3(sized) / (0.8 * kCoarseTets);
+      const TetMesh tets = load_tet_mesh(o.input, material, coarse);
+      const ModalAnalysisResult found =
+          analyze_modes(make_fem_mesh(tets, o.element_order), material, request);
+      const double highest_hz = std::sqrt(found.eigenvalues.maxCoeff()) / (2 * M_PI);
+      if (static_cast<int>(found.eigenvalues.size()) == request.modes &&
+          kCoarseMargin * highest_hz < 0.8 * sized.resolved_frequency_hz)
+        sizing_hz = kCoarseMargin * highest_hz;
+    }
+  } catch (const Error&) {
+    // No estimate: the mesh stays sized by Weyl's law, and its own errors come from there.
+  }
+  r.timer.stop();
+  if (sizing_hz)
+    notice(fmt::format("a coarse pass puts mode {} near {:.0f} Hz: mesh sized for {:.0f} Hz",
+                       request.modes, *sizing_hz / kCoarseMargin, *sizing_hz));
+  return sizing_hz;
+}
+
 ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
   AnalysisReport local;
   AnalysisReport& r = report ? *report : local;
@@ -111,6 +174,9 @@ ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
   request.fmin_hz = o.fmin_hz;
   request.fmax_hz = o.fmax_hz;
   request.fix = fix;
+
+  if (o.resolution == "modes" && !o.max_tet_volume_m3)
+    mesh_options.sizing_frequency_hz = coarse_pass_sizing_hz(o, material, request, mesh_options, r);
 
   TetMesh tets;
   std::vector<int> excite_vertices;

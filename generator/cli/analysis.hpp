@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "cli/analysis_options.hpp"
+#include "fem/mesh_input.hpp"
 #include "fem/tet_mesh.hpp"
 #include "modal/modal_analysis.hpp"
 #include "modal/modal_model.hpp"
@@ -39,6 +40,15 @@ ModalListener listener_gains(const TetMesh& tets, const Eigen::MatrixXd& shapes,
 std::optional<double> refinement_frequency_hz(const ModalAnalysisResult& modes,
                                               const TetMesh& tets,
                                               const ModalAnalysisRequest& request);
+
+// The frequency to size the mesh for, from a coarse pass that solves the N modes on a coarse
+// interior — when the mesh sized by Weyl's law would be large and the pass shows it can be
+// coarser. None: keep Weyl's sizing.
+std::optional<double> coarse_pass_sizing_hz(const AnalysisOptions& options,
+                                            const Material& material,
+                                            const ModalAnalysisRequest& request,
+                                            const MeshInputOptions& mesh_options,
+                                            AnalysisReport& report);
 
 ModalModel analyze_mesh(const AnalysisOptions& options, AnalysisReport* report = nullptr);
 

@@ -100,7 +100,7 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
   const double sizing_hz = choose_sizing_frequency_hz(input, material, options);
   Eigen::MatrixXd input_vertices;
   const SurfaceMesh surface =
-      analysis_surface(input, default_edge_length(input, shear_speed, sizing_hz),
+      analysis_surface(input, default_edge_length(input, material, sizing_hz),
                        shear_speed / sizing_hz, options, t, input_vertices);
 
   t.start("tetrahedralization");
@@ -109,7 +109,7 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
   TetrahedralizeOptions tet_options;
   tet_options.max_tet_volume_m3 = options.max_tet_volume_m3
                                       ? *options.max_tet_volume_m3
-                                      : default_max_tet_volume(surface, shear_speed, sizing_hz);
+                                      : default_max_tet_volume(surface, material, sizing_hz);
   TetMesh mesh = tetrahedralize(surface, tet_options);
   if (tet_quality_report(mesh, kRejectTetQuality).near_degenerate > 0 ||
       oversized_tets(mesh, *tet_options.max_tet_volume_m3) > 0) {

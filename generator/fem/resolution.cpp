@@ -24,6 +24,26 @@ double pressure_wave_speed_m_s(const Material& m) {
 
 double shear_wave_speed_m_s(const Material& m) { return std::sqrt(lame_mu(m) / m.density_kg_m3); }
 
+double plate_bending_wavelength_m(const Material& m, double thickness_m, double frequency_hz) {
+  const double nu = m.poisson_ratio;
+  const double c_pl = std::sqrt(m.youngs_modulus_pa / (m.density_kg_m3 * (1 - nu * nu)));
+  return std::sqrt(2 * M_PI * c_pl * thickness_m / (std::sqrt(12.0) * frequency_hz));
+}
+
+double default_edge_length(const SurfaceMesh& surface, const Material& m, double frequency_hz) {
+  const double shear_wavelength_m = shear_wave_speed_m_s(m) / frequency_hz;
+  const double thickness_m = thickness_measure(surface);
+  const double through_thickness_m =
+      std::max(thickness_m / 2.0,
+               plate_bending_wavelength_m(m, 2.0 / 3.0 * thickness_m, frequency_hz) / 14.0);
+  return std::min(shear_wavelength_m / 3.0, through_thickness_m);
+}
+
+double default_max_tet_volume(const SurfaceMesh& surface, const Material& m, double frequency_hz) {
+  const double edge_m = default_edge_length(surface, m, frequency_hz);
+  return edge_m * edge_m * edge_m / (6.0 * std::sqrt(2.0));
+}
+
 namespace {
 double weyl_coefficient(double volume_m3, const Material& m) {
   const double cp = pressure_wave_speed_m_s(m), cs = shear_wave_speed_m_s(m);

@@ -10,22 +10,9 @@
 #include <map>
 #include <unordered_map>
 
-#include "fem/resolution.hpp"
 #include "util/error.hpp"
 
 namespace mesh2dsp {
-
-double default_edge_length(const SurfaceMesh& surface, double shear_wave_speed_m_s,
-                           double fmax_hz) {
-  const double wavelength_m = shear_wave_speed_m_s / fmax_hz;
-  return std::min(wavelength_m / 3.0, thickness_measure(surface) / 2.0);
-}
-
-double default_max_tet_volume(const SurfaceMesh& surface, double shear_wave_speed_m_s,
-                              double fmax_hz) {
-  const double edge_m = default_edge_length(surface, shear_wave_speed_m_s, fmax_hz);
-  return edge_m * edge_m * edge_m / (6.0 * std::sqrt(2.0));
-}
 
 namespace {
 

@@ -24,7 +24,7 @@ struct TetMesh {
 };
 
 struct TetrahedralizeOptions {
-  std::optional<double> max_tet_volume_m3;  // none: default_max_tet_volume()
+  std::optional<double> max_tet_volume_m3;  // none: no volume bound (fem/resolution.hpp sizes it)
   double radius_edge_ratio = 1.5;           // TetGen -q bound
   double min_dihedral_deg = 12;             // TetGen -q second bound
   // -Y: keep the surface triangles as they are (every surface vertex a node, nothing added).
@@ -32,16 +32,6 @@ struct TetrahedralizeOptions {
   // same, and sliver triangles (CAD and STL exports) stop forcing flat tetrahedra.
   bool keep_surface_triangles = true;
 };
-
-// The element edge length the analysis needs: no longer than a third of the shear wavelength
-// at `fmax_hz` (quadratic elements resolve a wavelength with about three), and no longer than
-// half the object's thickness, measured as 3·volume/area (exact for a sphere's radius, within
-// a factor 1.5 for plates, shells and bars), so thin walls get interior nodes.
-double default_edge_length(const SurfaceMesh& surface, double shear_wave_speed_m_s, double fmax_hz);
-
-// The TetGen volume bound for that edge: the volume of a regular tetrahedron.
-double default_max_tet_volume(const SurfaceMesh& surface, double shear_wave_speed_m_s,
-                              double fmax_hz);
 
 // Tetrahedralizes with TetGen ("pq…a…YQ": PLC, quality bound, volume bound, surface preserved
 // so every surface vertex stays a node and no Steiner point lands on the surface; without Y
