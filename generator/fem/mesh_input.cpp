@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "fem/mesh_units.hpp"
 #include "fem/surface_mesh.hpp"
 #include "fem/surface_remesh.hpp"
 #include "fem/tetgen_files.hpp"
@@ -25,14 +26,15 @@ TetMesh load_tet_mesh(const std::filesystem::path& path, const Material& materia
   for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
 
   TetMesh mesh;
-  if (ext == ".node" || ext == ".ele") {
+  if (ext == ".node" || ext == ".ele" || ext == ".msh") {
     t.start("read mesh");
-    auto file = read_tetgen_mesh(path, options.scale);
+    auto file = read_tet_mesh_file(path, options.scale);
+    notice_implausible_size(file.vertices, options.scale);
     mesh = tet_mesh_from_elements(std::move(file.vertices), std::move(file.tets));
     t.stop();
   } else {
     t.start("read mesh");
-    SurfaceMesh surface = read_checked_surface_mesh(path, options.scale);
+    SurfaceMesh surface = read_checked_surface_mesh(path, options.scale, options.repair);
     t.stop();
     const double shear_speed = std::sqrt(lame_mu(material) / material.density_kg_m3);
     const double needed_edge_m = default_edge_length(surface, shear_speed, options.fmax_hz);

@@ -19,6 +19,7 @@ struct MeshInputOptions {
   // than twice as fine as the default edge length (with a notice); `keep_surface`: never.
   std::optional<double> surface_edge_m;
   bool keep_surface = false;
+  bool repair = false;  // --repair: repair_surface() before the checks
 };
 
 // Throws mesh2dsp::Error naming the file and the problem. When the surface was remeshed,
