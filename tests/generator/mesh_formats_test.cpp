@@ -22,6 +22,7 @@
 #include "fem/tetgen_files.hpp"
 #include "modal/modal_model.hpp"
 #include "support/command.hpp"
+#include "support/error_of.hpp"
 #include "util/error.hpp"
 
 using namespace mesh2dsp;
@@ -69,16 +70,7 @@ void expect_same_modes(const std::vector<double>& a, const std::vector<double>& 
   for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i] / b[i], 1.0, tol) << what << " mode " << i;
 }
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no mesh2dsp::Error thrown";
-  return {};
-}
+using test::error_of;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
@@ -278,13 +270,20 @@ TEST_F(MeshFormats, BrokenGltfIsOneClearError) {
 // Units
 
 TEST_F(MeshFormats, MillimetreMeshGetsTheUnitsNoticeAndUnitsMmEqualsScale) {
-  // A 100 × 60 × 40 mm box written in millimetres: read as metres it is 124 m across.
+  // A 100 × 60 × 40 mm box written in millimetres: read as metres it is 123 m across.
   write_obj(dir / "box_mm.obj", box_triangles({0, 0, 0}, {100, 60, 40}));
   testing::internal::CaptureStderr();
   read_checked_surface_mesh(dir / "box_mm.obj");
   const std::string notice = testing::internal::GetCapturedStderr();
   EXPECT_TRUE(contains(notice, "--units mm")) << notice;
   EXPECT_TRUE(contains(notice, "--scale 0.001")) << notice;
+
+  // What a user of the CLI sees (a coarse analysis of the 123 m box: only the notice matters).
+  const auto as_metres = run("modes " + at("box_mm.obj") +
+                             " --material plastic --max-tet-volume 1000 --element-order 1 --modes 2 "
+                             "--fmin 0.01 -o " + at("m.json"));
+  EXPECT_TRUE(contains(as_metres.output, "123 m across")) << as_metres.output;
+  EXPECT_TRUE(contains(as_metres.output, "--units mm")) << as_metres.output;
 
   std::string with_units, with_scale;
   const auto a = modes_of(at("box_mm.obj"), at("units.json"), "--units mm", &with_units);
