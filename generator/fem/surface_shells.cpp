@@ -148,11 +148,18 @@ void check_shells(const SurfaceMesh& mesh) {
           "inside out (its faces point inwards, volume {:.3g} m³) but is not a cavity inside the "
           "rest of the object ({})",
           shells[s].vertex, shells[s].volume_m3, name(shells, static_cast<int>(s))));
+    // An outward shell just inside material is most often a cavity exported with outward
+    // faces: --repair orients it as one (CGAL's orient_to_bound_a_volume).
+    if (!inward && around == 1)
+      throw RepairableSurfaceError(fmt::format(
+          "surface mesh: {} lies inside the material of {}: overlapping shells are not one solid; "
+          "if it is a cavity, its faces must point into it",
+          name(shells, static_cast<int>(s)), name(shells, innermost)));
     if (around != (inward ? 1 : 0))
       throw Error(fmt::format(
-          "surface mesh: {} lies inside the material of {}: overlapping shells are not one solid "
-          "(a cavity's faces must point into it, towards its centre)",
-          name(shells, static_cast<int>(s)), name(shells, innermost)));
+          "surface mesh: {} lies inside the material of {} ({} layers deep): overlapping shells "
+          "are not one solid",
+          name(shells, static_cast<int>(s)), name(shells, innermost), around));
     if (!inward) bodies.push_back(static_cast<int>(s));
   }
   if (bodies.size() > 1) {

@@ -8,7 +8,8 @@ namespace mesh2dsp {
 // For a surface that passed the edge, manifold and orientation checks, with outward total
 // volume: throws mesh2dsp::Error when two shells intersect or touch, or when one lies inside
 // another's material (naming both shells), or when an inward (cavity) shell is not inside
-// any material (a RepairableSurfaceError: --repair orients it). Separate bodies get a notice.
+// any material or an outward one just inside (RepairableSurfaceErrors: --repair orients them
+// to bound a volume). Separate bodies get a notice.
 // One shell: returns at once.
 void check_shells(const SurfaceMesh& mesh);
 

@@ -650,6 +650,11 @@ TEST_F(MeshFormats, OverlappingShellsAreRefusedNamingBoth) {
   const std::string nested = error_of([&] { read_checked_surface_mesh(dir / "nested.obj"); });
   EXPECT_TRUE(contains(nested, "shell 2")) << nested;
   EXPECT_TRUE(contains(nested, "inside the material of shell 1")) << nested;
+  EXPECT_TRUE(contains(nested, "try --repair")) << nested;  // a cavity with outward faces?
+  testing::internal::CaptureStderr();
+  const auto repaired = read_checked_surface_mesh(dir / "nested.obj", 1.0, /*repair=*/true);
+  EXPECT_TRUE(contains(testing::internal::GetCapturedStderr(), "re-oriented 12 faces"));
+  EXPECT_NEAR(signed_volume(repaired), 1e-3 - 8e-6, 1e-12);
   // The same inner box pointing inwards is a cavity: fine, and silent.
   write_boxes(dir / "cavity.obj", {{{0, 0, 0}, {0.1, 0.1, 0.1}}, {{0.03, 0.03, 0.03}, {0.02, 0.02, 0.02}}}, 1);
   testing::internal::CaptureStderr();
