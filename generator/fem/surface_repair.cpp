@@ -206,9 +206,11 @@ SurfaceRepairReport repair_surface(SurfaceMesh& mesh) {
   const auto used_before = m.number_of_vertices();
   mesh = cgal::from_cgal(m);
   r.unused_vertices = static_cast<int>(used_before) - static_cast<int>(mesh.vertices.rows());
-  notice(r.changed() ? fmt::format("--repair: {}; vertex numbers now count the repaired surface's vertices",
-                                   r.summary())
-                     : "--repair: " + r.summary());
+  // Vertices keep their order through CGAL's soup-to-mesh and garbage collection; split and
+  // hole-filling vertices come last. Merging and removal shift the numbers after them.
+  const bool renumbered = r.merged_vertices || r.removed_degenerate || r.unused_vertices;
+  notice(fmt::format("--repair: {}{}", r.summary(),
+                     renumbered ? "; vertex numbers (vertex:I) now count the repaired surface's vertices" : ""));
   return r;
 }
 

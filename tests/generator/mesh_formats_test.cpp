@@ -559,6 +559,15 @@ TEST_F(MeshFormats, RepairClosesACubeWithAMissingFaceAndSaysSo) {
   EXPECT_TRUE(contains(refused.output, "try --repair")) << refused.output;
   EXPECT_FALSE(fs::exists(at("a.json")));
 
+  // Filling adds faces (and refinement vertices at the end): vertex:I still names file vertex I.
+  const auto open = read_surface_mesh(dir / "open.obj");
+  testing::internal::CaptureStderr();
+  const auto closed_mesh = read_checked_surface_mesh(dir / "open.obj", 1.0, /*repair=*/true);
+  const std::string repair_notice = testing::internal::GetCapturedStderr();
+  ASSERT_GE(closed_mesh.vertices.rows(), open.vertices.rows());
+  EXPECT_EQ(closed_mesh.vertices.topRows(open.vertices.rows()), open.vertices);
+  EXPECT_FALSE(contains(repair_notice, "vertex numbers")) << repair_notice;
+
   std::string output;
   const auto repaired = modes_of(at("open.obj"), at("b.json"), "--repair", &output);
   EXPECT_TRUE(contains(output, "filled 1 hole")) << output;
