@@ -246,6 +246,19 @@ TEST_F(MeshFormats, GltfAndGlbGiveTheSameMeshAndModesAsObj) {
   EXPECT_NEAR(obj.vertices.col(1).minCoeff(), 0.25, 1e-7);
   EXPECT_NEAR(obj.vertices.col(2).maxCoeff(), 0.04, 1e-7);
 
+  // An external buffer file next to the .gltf, and a mirroring node (scale -1): the faces must
+  // still point outwards, with no "inside out" notice.
+  write_text(dir / "box.bin", bin);
+  std::string external = box_gltf("box.bin", drawn).first;
+  write_text(dir / "external.gltf", external);
+  EXPECT_EQ(read_checked_surface_mesh(dir / "external.gltf").faces, obj.faces);
+  external.replace(external.find("\"scale\":[2,2,2]"), 15, "\"scale\":[-2,2,2]");
+  write_text(dir / "mirrored.gltf", external);
+  testing::internal::CaptureStderr();
+  const auto mirrored = read_checked_surface_mesh(dir / "mirrored.gltf");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_NEAR(signed_volume(mirrored), signed_volume(obj), 1e-12);
+
   const auto reference = modes_of(at("box.obj"), at("obj.json"));
   expect_same_modes(modes_of(at("box.gltf"), at("gltf.json")), reference, 1e-8, "gltf");
   expect_same_modes(modes_of(at("box.glb"), at("glb.json")), reference, 1e-8, "glb");
