@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fem/gmsh_input.hpp"
+#include "fem/mesh_bodies.hpp"
 #include "fem/mesh_units.hpp"
 #include "fem/structured_box.hpp"
 #include "fem/surface_mesh.hpp"
@@ -656,6 +657,15 @@ TEST_F(MeshFormats, TwoDisjointCubesAreOneModelWithANotice) {
   // Two equal boxes: every mode comes twice.
   ASSERT_GE(f.size(), 4u);
   EXPECT_NEAR(f[1] / f[0], 1.0, 0.02);
+}
+
+TEST(MeshBodies, CountsSeparateBodiesOfATetMesh) {
+  const auto a = structured_box({0, 0, 0}, {0.1, 0.06, 0.04}, 2, 1, 1);
+  EXPECT_EQ(count_connected_bodies(a.tets, a.vertices.rows()), 1);
+  // Two copies side by side, the second's nodes numbered after the first's.
+  Eigen::MatrixXi two(2 * a.tets.rows(), 4);
+  two << a.tets, a.tets.array() + static_cast<int>(a.vertices.rows());
+  EXPECT_EQ(count_connected_bodies(two, 2 * a.vertices.rows()), 2);
 }
 
 TEST_F(MeshFormats, OverlappingShellsAreRefusedNamingBoth) {
