@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "util/error.hpp"
@@ -245,16 +246,29 @@ void read_elements_v2(Cursor& in, GmshData& g) {
 }
 
 // Version 4.1: entity blocks; in each node block all tags first, then all coordinates.
+// Version 4.1 numbers: size_t and int in binary files, text otherwise.
+struct V4Numbers {
+  Cursor& in;
+  long long size(const char* what) { return in.binary() ? in.bin_size(what) : in.integer(what); }
+  long long integer(const char* what) { return in.binary() ? in.bin_int(what) : in.integer(what); }
+  // "numEntityBlocks numX minTag maxTag", the first two checked and returned.
+  std::pair<long long, long long> section_header(const char* what) {
+    const long long blocks = size("entity block count");
+    const long long total = size(what);
+    size("minimum tag");
+    size("maximum tag");
+    check_count(in, blocks, "entity block count");
+    check_count(in, total, what);
+    return {blocks, total};
+  }
+};
+
 void read_nodes_v4(Cursor& in, GmshData& g) {
   const bool bin = in.binary();
-  auto size = [&](const char* what) { return bin ? in.bin_size(what) : in.integer(what); };
-  auto integer = [&](const char* what) { return bin ? in.bin_int(what) : in.integer(what); };
-  const long long blocks = size("entity block count");
-  const long long total = size("node count");
-  size("minimum node tag");
-  size("maximum node tag");
-  check_count(in, blocks, "entity block count");
-  check_count(in, total, "node count");
+  V4Numbers n{in};
+  auto size = [&](const char* what) { return n.size(what); };
+  auto integer = [&](const char* what) { return n.integer(what); };
+  const auto [blocks, total] = n.section_header("node count");
   g.nodes.reserve(static_cast<std::size_t>(std::min(total, 1ll << 24)));
   std::vector<long long> tags;
   for (long long b = 0; b < blocks; ++b) {
@@ -279,15 +293,11 @@ void read_nodes_v4(Cursor& in, GmshData& g) {
 }
 
 void read_elements_v4(Cursor& in, GmshData& g) {
-  const bool bin = in.binary();
-  auto size = [&](const char* what) { return bin ? in.bin_size(what) : in.integer(what); };
-  auto integer = [&](const char* what) { return bin ? in.bin_int(what) : in.integer(what); };
-  const long long blocks = size("entity block count");
-  const long long total = size("element count");
-  size("minimum element tag");
-  size("maximum element tag");
-  check_count(in, blocks, "entity block count");
-  check_count(in, total, "element count");
+  V4Numbers n{in};
+  auto size = [&](const char* what) { return n.size(what); };
+  auto integer = [&](const char* what) { return n.integer(what); };
+  const auto [blocks, total] = n.section_header("element count");
+  (void)total;
   std::vector<long long> nodes;
   for (long long b = 0; b < blocks; ++b) {
     integer("entity dimension");

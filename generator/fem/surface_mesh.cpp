@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fem/disjoint_sets.hpp"
 #include "fem/gltf_input.hpp"
 #include "fem/mesh_units.hpp"
 #include "fem/surface_repair.hpp"
@@ -849,25 +850,6 @@ class EdgeMap {
   }
   std::vector<EdgeInfo> slots_;
   std::size_t mask_;
-};
-
-struct DisjointSets {
-  std::vector<int> parent;
-  void reset(std::size_t n) {
-    parent.resize(n);
-    std::iota(parent.begin(), parent.end(), 0);
-  }
-  int find(int x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  }
-  bool unite(int a, int b) {
-    a = find(a);
-    b = find(b);
-    if (a == b) return false;
-    parent[a] = b;
-    return true;
-  }
 };
 
 double bbox_diagonal(const Eigen::MatrixXd& v) {

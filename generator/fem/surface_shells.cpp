@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fem/cgal_surface.hpp"
+#include "fem/disjoint_sets.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
 
@@ -60,22 +61,15 @@ void check_shells(const SurfaceMesh& mesh) {
   const Eigen::Index nv = V.rows(), nf = F.rows();
 
   // Shells: the connected components of the faces, numbered by their first face.
-  std::vector<int> parent(static_cast<std::size_t>(nv));
-  std::iota(parent.begin(), parent.end(), 0);
-  auto find = [&](int x) {
-    while (parent[static_cast<std::size_t>(x)] != x)
-      x = parent[static_cast<std::size_t>(x)] =
-          parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
-    return x;
-  };
+  DisjointSets sets(static_cast<std::size_t>(nv));
   for (Eigen::Index f = 0; f < nf; ++f)
-    for (int k = 1; k < 3; ++k) parent[static_cast<std::size_t>(find(F(f, k)))] = find(F(f, 0));
+    for (int k = 1; k < 3; ++k) sets.unite(F(f, k), F(f, 0));
   std::vector<int> shell_of_root(static_cast<std::size_t>(nv), -1);
   std::vector<int> shell_of_face(static_cast<std::size_t>(nf));
   std::vector<Shell> shells;
   const Eigen::RowVector3d o = 0.5 * (V.colwise().maxCoeff() + V.colwise().minCoeff());
   for (Eigen::Index f = 0; f < nf; ++f) {
-    int& s = shell_of_root[static_cast<std::size_t>(find(F(f, 0)))];
+    int& s = shell_of_root[static_cast<std::size_t>(sets.find(F(f, 0)))];
     if (s < 0) {
       s = static_cast<int>(shells.size());
       shells.push_back({static_cast<int>(f), 0, F(f, 0), 0, {}});
