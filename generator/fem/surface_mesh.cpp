@@ -891,7 +891,7 @@ SurfaceMesh read_surface_mesh(const fs::path& path, double scale) {
   return mesh;
 }
 
-void check_and_orient_surface(SurfaceMesh& mesh) {
+ShellReport check_and_orient_surface(SurfaceMesh& mesh) {
   const auto& V = mesh.vertices;
   auto& F = mesh.faces;
   const Eigen::Index nv = V.rows(), nf = F.rows();
@@ -1029,7 +1029,7 @@ void check_and_orient_surface(SurfaceMesh& mesh) {
   }
 
   // 7. Several closed shells: cavities, separate bodies, overlaps.
-  check_shells(mesh);
+  return check_shells(mesh);
 }
 
 SurfaceMesh read_checked_surface_mesh(const fs::path& path, double scale, bool repair) {
@@ -1037,7 +1037,8 @@ SurfaceMesh read_checked_surface_mesh(const fs::path& path, double scale, bool r
   notice_implausible_size(mesh.vertices, scale);
   try {
     if (repair) repair_surface(mesh);
-    check_and_orient_surface(mesh);
+    if (const auto shells = check_and_orient_surface(mesh); !shells.bodies_notice.empty())
+      notice(shells.bodies_notice);
   } catch (const RepairableSurfaceError& e) {
     if (repair) fail(path, fmt::format("{} (left after --repair)", e.what()));
     fail(path, fmt::format("{}; try --repair", e.what()));

@@ -27,10 +27,17 @@ SurfaceMesh read_surface_mesh(const std::filesystem::path& path, double scale = 
 // once in each direction); positive enclosed volume — a consistently inverted mesh is flipped
 // in place with a notice. Unreferenced vertices are reported as an error too (they would become
 // free-floating nodes). Several shells go through check_shells (surface_shells.hpp): cavities,
-// separate bodies (a notice), overlapping shells (an error). Self-intersections within one
+// separate bodies (ShellReport::bodies_notice), overlapping shells (an error). Self-intersections within one
 // shell are left to TetGen, which detects them. Problems --repair can fix throw
 // RepairableSurfaceError.
-void check_and_orient_surface(SurfaceMesh& mesh);
+// Returns what it found about the shells; the separate-bodies notice is for the caller to
+// print once (read_checked_surface_mesh does), since remeshing checks the surface again.
+struct ShellReport {
+  int shells = 1;  // closed shells (cavities included)
+  int bodies = 1;  // separate bodies: outward shells in no material
+  std::string bodies_notice;  // for more than one body: what they are and what it means
+};
+ShellReport check_and_orient_surface(SurfaceMesh& mesh);
 
 // A failed check that repair_surface() (--repair) can fix: holes, duplicate vertices,
 // degenerate faces, non-manifold vertices, orientation.

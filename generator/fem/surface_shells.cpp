@@ -15,7 +15,6 @@
 #include "fem/cgal_surface.hpp"
 #include "fem/disjoint_sets.hpp"
 #include "util/error.hpp"
-#include "util/progress.hpp"
 
 namespace mesh2dsp {
 
@@ -55,7 +54,8 @@ double winding_number(const SurfaceMesh& mesh, const std::vector<int>& faces,
 
 }  // namespace
 
-void check_shells(const SurfaceMesh& mesh) {
+ShellReport check_shells(const SurfaceMesh& mesh) {
+  ShellReport report;
   const auto& V = mesh.vertices;
   const auto& F = mesh.faces;
   const Eigen::Index nv = V.rows(), nf = F.rows();
@@ -81,7 +81,8 @@ void check_shells(const SurfaceMesh& mesh) {
     sh.volume_m3 += a.dot(b.cross(c)) / 6;
     for (int k = 0; k < 3; ++k) sh.box.extend(V.row(F(f, k)).transpose());
   }
-  if (shells.size() < 2) return;
+  report.shells = static_cast<int>(shells.size());
+  if (shells.size() < 2) return report;
 
   // Faces of shells whose boxes overlap another shell's box: only these can cross.
   const double diag = (V.colwise().maxCoeff() - V.colwise().minCoeff()).norm();
@@ -161,12 +162,14 @@ void check_shells(const SurfaceMesh& mesh) {
     for (std::size_t k = 0; k < bodies.size() && k < 4; ++k)
       list += (k ? ", " : "") + name(shells, bodies[k]);
     if (bodies.size() > 4) list += fmt::format(" and {} more", bodies.size() - 4);
-    notice(fmt::format(
+    report.bodies_notice = fmt::format(
         "the mesh holds {} separate bodies that touch nothing ({}); they are analysed together "
         "as one model: each has its own 6 rigid-body modes, and the modes of all are listed "
         "together",
-        bodies.size(), list));
+        bodies.size(), list);
   }
+  report.bodies = static_cast<int>(bodies.size());
+  return report;
 }
 
 }  // namespace mesh2dsp

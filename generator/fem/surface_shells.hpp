@@ -9,8 +9,8 @@ namespace mesh2dsp {
 // volume: throws mesh2dsp::Error when two shells intersect or touch, or when one lies inside
 // another's material (naming both shells), or when an inward (cavity) shell is not inside
 // any material or an outward one just inside (RepairableSurfaceErrors: --repair orients them
-// to bound a volume). Separate bodies get a notice.
+// to bound a volume). Separate bodies are counted and described in the report.
 // One shell: returns at once.
-void check_shells(const SurfaceMesh& mesh);
+ShellReport check_shells(const SurfaceMesh& mesh);
 
 }  // namespace mesh2dsp
