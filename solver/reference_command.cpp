@@ -101,6 +101,7 @@ void run(const ReferenceOptions& o, bool strike_given) {
   for (const auto& f : o.analysis.fix) fix.push_back(parse_half_space(f));
   MeshInputOptions mesh_options;
   mesh_options.scale = o.analysis.scale;
+  mesh_options.repair = o.analysis.repair;
   mesh_options.max_tet_volume_m3 = o.analysis.max_tet_volume_m3;
   mesh_options.fmax_hz = o.analysis.fmax_hz;
   const TetMesh tets = load_tet_mesh(o.analysis.input, material, mesh_options);

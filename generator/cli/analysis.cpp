@@ -164,6 +164,7 @@ ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
 
   MeshInputOptions mesh_options;
   mesh_options.scale = o.scale;
+  mesh_options.repair = o.repair;
   mesh_options.max_tet_volume_m3 = o.max_tet_volume_m3;
   mesh_options.fmax_hz = o.fmax_hz;
   mesh_options.modes = o.resolution == "band" ? 0 : o.modes;

@@ -1,11 +1,17 @@
 #include "cli/analysis_options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "fem/mesh_units.hpp"
 
 namespace mesh2dsp {
 
 void add_analysis_options(CLI::App& c, AnalysisOptions& o) {
-  c.add_option("input", o.input, "surface mesh (OBJ, STL, OFF, PLY, TetGen .node/.ele) or model")
+  c.add_option("input", o.input, "surface mesh (OBJ, STL, OFF, PLY, glTF .gltf/.glb), tetrahedral mesh (TetGen "
+                 ".node/.ele, Gmsh .msh) or model")
       ->required();
   c.add_option("--material", o.material_name, "material preset")->capture_default_str();
   c.add_option("--youngs-modulus", o.material_overrides.youngs_modulus_pa, "Young's modulus E (Pa)");
@@ -15,8 +21,27 @@ void add_analysis_options(CLI::App& c, AnalysisOptions& o) {
                "Rayleigh alpha (1/s), multiplies M");
   c.add_option("--rayleigh-stiffness", o.material_overrides.rayleigh_stiffness_s,
                "Rayleigh beta (s), multiplies K");
-  c.add_option("--scale", o.scale, "multiply mesh coordinates (e.g. 0.001 for millimetres)")
-      ->capture_default_str();
+  auto* scale = c.add_option("--scale", o.scale,
+                             "multiply mesh coordinates (e.g. 0.001 for millimetres)")
+                    ->capture_default_str();
+  // Added after --scale: CLI11 runs option callbacks in the order the options were added, so
+  // --scale is set (and counted) when this one runs.
+  c.add_option_function<std::string>(
+       "--units",
+       [&o, scale](const std::string& unit) {
+         const double metres = *unit_scale(unit);  // IsMember has checked the name
+         if (scale->count() > 0 && std::abs(o.scale / metres - 1) > 1e-12)
+           throw CLI::ValidationError(
+               "--units", fmt::format("--units {} means --scale {:g}, but --scale {:g} was given; "
+                                      "give one of them",
+                                      unit, metres, o.scale));
+         o.scale = metres;
+       },
+       "the mesh file's length unit: mm | cm | m | in (same as --scale 0.001 | 0.01 | 1 | 0.0254)")
+      ->check(CLI::IsMember({"mm", "cm", "m", "in"}));
+  c.add_flag("--repair", o.repair,
+             "repair the surface first: merge duplicate vertices, drop degenerate faces, stitch "
+             "borders, orient, fill small holes (CGAL), and say what changed");
   c.add_option("--modes", o.modes, "number of modes")->capture_default_str();
   c.add_option("--fmin", o.fmin_hz, "lowest frequency kept (Hz)")->capture_default_str();
   c.add_option("--fmax", o.fmax_hz, "highest frequency kept (Hz)")->capture_default_str();

@@ -16,7 +16,8 @@ struct AnalysisOptions {
   std::string input;  // mesh file or .modal.json
   std::string material_name = "steel";
   MaterialOverrides material_overrides;
-  double scale = 1.0;
+  double scale = 1.0;  // --scale, or --units as metres per unit
+  bool repair = false;
   int modes = 50;
   double fmin_hz = 20, fmax_hz = 20000;
   int element_order = 2;

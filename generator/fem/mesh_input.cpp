@@ -4,8 +4,10 @@
 
 #include <Eigen/Geometry>
 
+#include <algorithm>
 #include <cmath>
 
+#include "fem/mesh_units.hpp"
 #include "fem/surface_mesh.hpp"
 #include "fem/resolution.hpp"
 #include "fem/surface_remesh.hpp"
@@ -80,14 +82,17 @@ SurfaceMesh analysis_surface(SurfaceMesh surface, double needed_edge_m, double w
   return std::move(remeshed->surface);
 }
 
-// Elements more than 4× the volume bound: TetGen could not refine there (with -Y it may not
-// split a surface triangle, and the elements on a long one stay as large as it is).
-int oversized_tets(const TetMesh& mesh, double max_tet_volume_m3) {
+// Surface triangles with an edge more than 4× the element edge the volume bound allows: with
+// -Y TetGen may not split them, and the elements along them stay as long as they are.
+int overlong_surface_triangles(const SurfaceMesh& surface, double max_tet_volume_m3) {
+  const double limit_m = 4.0 * std::cbrt(6.0 * std::sqrt(2.0) * max_tet_volume_m3);
   int count = 0;
-  for (int t = 0; t < mesh.tets.rows(); ++t) {
-    const Eigen::Vector3d a = mesh.vertices.row(mesh.tets(t, 0)), b = mesh.vertices.row(mesh.tets(t, 1)),
-                          c = mesh.vertices.row(mesh.tets(t, 2)), d = mesh.vertices.row(mesh.tets(t, 3));
-    count += (b - a).cross(c - a).dot(d - a) / 6.0 > 4.0 * max_tet_volume_m3;
+  for (int f = 0; f < surface.faces.rows(); ++f) {
+    double longest = 0;
+    for (int k = 0; k < 3; ++k)
+      longest = std::max(longest, (surface.vertices.row(surface.faces(f, k)) -
+                                   surface.vertices.row(surface.faces(f, (k + 1) % 3))).norm());
+    count += longest > limit_m;
   }
   return count;
 }
@@ -112,7 +117,7 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
                                       : default_max_tet_volume(surface, material, sizing_hz);
   TetMesh mesh = tetrahedralize(surface, tet_options);
   if (tet_quality_report(mesh, kRejectTetQuality).near_degenerate > 0 ||
-      oversized_tets(mesh, *tet_options.max_tet_volume_m3) > 0) {
+      overlong_surface_triangles(surface, *tet_options.max_tet_volume_m3) > 0) {
     // Sliver surface triangles (CAD and STL exports) force flat tetrahedra when the surface is
     // kept triangle for triangle, and long ones stop TetGen from refining next to them (a
     // 60 mm prong drawn with 60 mm triangles came out as 48 elements, its modes 19 % high):
@@ -146,16 +151,17 @@ TetMesh load_tet_mesh(const std::filesystem::path& path, const Material& materia
   auto ext = path.extension().string();
   for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
 
-  if (ext == ".node" || ext == ".ele") {
+  if (ext == ".node" || ext == ".ele" || ext == ".msh") {
     t.start("read mesh");
-    auto file = read_tetgen_mesh(path, options.scale);
+    auto file = read_tet_mesh_file(path, options.scale);
+    notice_implausible_size(file.vertices, options.scale);
     TetMesh mesh = tet_mesh_from_elements(std::move(file.vertices), std::move(file.tets));
     t.stop();
     check_tet_quality(mesh);
     return mesh;
   }
   t.start("read mesh");
-  const SurfaceMesh surface = read_checked_surface_mesh(path, options.scale);
+  const SurfaceMesh surface = read_checked_surface_mesh(path, options.scale, options.repair);
   t.stop();
   return mesh_surface(surface, material, options, t);
 }

@@ -25,6 +25,7 @@ struct MeshInputOptions {
   // than twice as fine as the default edge length (with a notice); `keep_surface`: never.
   std::optional<double> surface_edge_m;
   bool keep_surface = false;
+  bool repair = false;  // --repair: repair_surface() before the checks
 };
 
 // A checked surface → the tet mesh for the analysis: sized for the frequency asked, the surface

@@ -19,6 +19,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fem/disjoint_sets.hpp"
+#include "fem/gltf_input.hpp"
+#include "fem/mesh_units.hpp"
+#include "fem/surface_repair.hpp"
+#include "fem/surface_shells.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
 
@@ -27,6 +32,8 @@
 // vertices. These formats are small enough that a compact, fully guarded reader is simpler
 // than taming an importer. OBJ goes through tinyobjloader (without its triangulation, which
 // reads vertex positions through unchecked indices); we fan-triangulate and check indices.
+// glTF goes through tinygltf (gltf_input.cpp); its vertices, split at UV and normal seams, are
+// merged by exact position like STL's.
 
 namespace mesh2dsp {
 namespace fs = std::filesystem;
@@ -171,6 +178,18 @@ void add_fan(std::vector<Eigen::Vector3i>& tris, const std::vector<long long>& p
   for (std::size_t k = 1; k + 1 < poly.size(); ++k)
     tris.emplace_back(static_cast<int>(poly[0]), static_cast<int>(poly[k]),
                       static_cast<int>(poly[k + 1]));
+}
+
+// Appends a triangle strip: triangle j is (j, j+1, j+2) for even j and (j+1, j, j+2) for odd
+// j, so all share one orientation; triangles repeating a vertex (strip joins) are skipped.
+void add_strip(std::vector<Eigen::Vector3i>& tris, const std::vector<long long>& strip) {
+  for (std::size_t j = 0; j + 2 < strip.size(); ++j) {
+    long long a = strip[j], b = strip[j + 1];
+    const long long c = strip[j + 2];
+    if (j % 2 == 1) std::swap(a, b);
+    if (a == b || b == c || a == c) continue;
+    tris.emplace_back(static_cast<int>(a), static_cast<int>(b), static_cast<int>(c));
+  }
 }
 
 SurfaceMesh make_mesh(const std::vector<Eigen::Vector3d>& verts,
@@ -395,6 +414,23 @@ SurfaceMesh read_stl(const fs::path& path, const std::string& data) {
       data.find('\0') == std::string::npos)
     return read_stl_ascii(path, data);
   return read_stl_binary(path, data);
+}
+
+// ---------------------------------------------------------------------------------------------
+// glTF: a triangle soup (vertices split at UV and normal seams), merged like STL.
+
+SurfaceMesh read_gltf(const fs::path& path) {
+  const auto soup = read_gltf_triangles(path);
+  VertexMerger merger;
+  merger.reserve(soup.size() / 4 + 3);
+  std::vector<Eigen::Vector3i> tris;
+  tris.reserve(soup.size() / 3);
+  for (std::size_t i = 0; i + 2 < soup.size(); i += 3) {
+    Eigen::Vector3i t;
+    for (int k = 0; k < 3; ++k) t[k] = merger.add(soup[i + static_cast<std::size_t>(k)]);  // in order
+    tris.push_back(t);
+  }
+  return make_mesh(merger.vertices(), tris);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -678,13 +714,25 @@ SurfaceMesh read_ply(const fs::path& path, const std::string& data) {
 
   const PlyElement* vertex_el = nullptr;
   const PlyElement* face_el = nullptr;
+  const PlyElement* strip_el = nullptr;  // "tristrips": triangle strips, -1 restarts a strip
   for (const auto& e : elements) {
     if (e.name == "vertex") vertex_el = &e;
     if (e.name == "face") face_el = &e;
+    if (e.name == "tristrips") strip_el = &e;
   }
   if (!vertex_el) fail(path, "PLY file has no 'vertex' element");
-  if (!face_el) fail(path, "PLY file has no 'face' element");
-  int ix = -1, iy = -1, iz = -1, iface = -1;
+  if (!face_el && !strip_el) fail(path, "PLY file has no 'face' (or 'tristrips') element");
+  auto index_list = [&](const PlyElement* e) {
+    if (!e) return -1;
+    for (std::size_t k = 0; k < e->properties.size(); ++k) {
+      const auto& p = e->properties[k];
+      if (p.is_list && (p.name == "vertex_indices" || p.name == "vertex_index"))
+        return static_cast<int>(k);
+    }
+    fail(path, fmt::format("PLY '{}' element lacks a 'vertex_indices' list", e->name));
+  };
+  const int iface = index_list(face_el), istrip = index_list(strip_el);
+  int ix = -1, iy = -1, iz = -1;
   for (std::size_t k = 0; k < vertex_el->properties.size(); ++k) {
     const auto& p = vertex_el->properties[k];
     if (p.is_list) continue;
@@ -693,22 +741,16 @@ SurfaceMesh read_ply(const fs::path& path, const std::string& data) {
     if (p.name == "z") iz = static_cast<int>(k);
   }
   if (ix < 0 || iy < 0 || iz < 0) fail(path, "PLY 'vertex' element lacks x, y or z");
-  for (std::size_t k = 0; k < face_el->properties.size(); ++k) {
-    const auto& p = face_el->properties[k];
-    if (p.is_list && (p.name == "vertex_indices" || p.name == "vertex_index"))
-      iface = static_cast<int>(k);
-  }
-  if (iface < 0) fail(path, "PLY 'face' element lacks a 'vertex_indices' list");
   const long long nv = vertex_el->count;
-  if (nv > std::numeric_limits<int>::max() || face_el->count > std::numeric_limits<int>::max())
-    fail(path, "PLY element counts too large");
+  for (const auto& e : elements)
+    if (e.count > std::numeric_limits<int>::max()) fail(path, "PLY element counts too large");
 
   PlyInput in(path, data, pos, line_no + 1, format);
   std::vector<Eigen::Vector3d> verts;
   std::vector<Eigen::Vector3i> tris;
   std::vector<long long> poly;
   for (const auto& e : elements) {
-    const bool is_vertex = &e == vertex_el, is_face = &e == face_el;
+    const bool is_vertex = &e == vertex_el, is_face = &e == face_el, is_strip = &e == strip_el;
     if (is_vertex) verts.reserve(static_cast<std::size_t>(std::min<long long>(e.count, 1 << 24)));
     for (long long i = 0; i < e.count; ++i) {
       Eigen::Vector3d p = Eigen::Vector3d::Zero();
@@ -729,19 +771,26 @@ SurfaceMesh read_ply(const fs::path& path, const std::string& data) {
           continue;
         }
         const double n = in.read(prop.count_type, e.name, i);
-        if (n < 0 || n != std::floor(n) || n > 1e6)
+        if (n < 0 || n != std::floor(n) || n > (is_strip ? 1e9 : 1e6))
           fail(path, fmt::format("{}{} {}: bad list length {}", in.line_info(), e.name, i, n));
         const bool wanted = is_face && static_cast<int>(k) == iface;
-        if (wanted) poly.clear();
+        const bool strip = is_strip && static_cast<int>(k) == istrip;
+        if (wanted || strip) poly.clear();
         for (long long j = 0; j < static_cast<long long>(n); ++j) {
           const double v = in.read(prop.type, e.name, i);
-          if (!wanted) continue;
+          if (strip && (v == -1 || (v == 4294967295.0 && prop.type == PlyType::u32))) {
+            add_strip(tris, poly);  // -1 (or its unsigned twin) ends a strip
+            poly.clear();
+            continue;
+          }
+          if (!wanted && !strip) continue;
           if (v != std::floor(v) || v < 0 || v >= static_cast<double>(nv))
             fail(path, fmt::format(
-                           "{}face {} refers to vertex {}, but the file has {} vertices (0 to {})",
-                           in.line_info(), i, v, nv, nv - 1));
+                           "{}{} {} refers to vertex {}, but the file has {} vertices (0 to {})",
+                           in.line_info(), strip ? "triangle strip" : "face", i, v, nv, nv - 1));
           poly.push_back(static_cast<long long>(v));
         }
+        if (strip) add_strip(tris, poly);
         if (wanted) {
           if (poly.size() < 3)
             fail(path, fmt::format("{}face {} has {} vertices, needs at least 3", in.line_info(), i,
@@ -803,25 +852,6 @@ class EdgeMap {
   std::size_t mask_;
 };
 
-struct DisjointSets {
-  std::vector<int> parent;
-  void reset(std::size_t n) {
-    parent.resize(n);
-    std::iota(parent.begin(), parent.end(), 0);
-  }
-  int find(int x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  }
-  bool unite(int a, int b) {
-    a = find(a);
-    b = find(b);
-    if (a == b) return false;
-    parent[a] = b;
-    return true;
-  }
-};
-
 double bbox_diagonal(const Eigen::MatrixXd& v) {
   if (v.rows() == 0) return 0;
   return (v.colwise().maxCoeff() - v.colwise().minCoeff()).norm();
@@ -833,13 +863,17 @@ SurfaceMesh read_surface_mesh(const fs::path& path, double scale) {
   if (!std::isfinite(scale) || scale <= 0)
     throw Error(fmt::format("scale must be a positive finite number (got {})", scale));
   const std::string ext = lower(path.extension().string());
-  if (ext != ".obj" && ext != ".stl" && ext != ".off" && ext != ".ply")
-    fail(path, fmt::format("unknown mesh format '{}' (supported: .obj, .stl, .off, .ply)",
-                           ext.empty() ? std::string("no extension") : ext));
+  if (ext != ".obj" && ext != ".stl" && ext != ".off" && ext != ".ply" && ext != ".gltf" &&
+      ext != ".glb")
+    fail(path, fmt::format(
+                   "unknown mesh format '{}' (supported: .obj, .stl, .off, .ply, .gltf, .glb)",
+                   ext.empty() ? std::string("no extension") : ext));
   const std::string data = read_file_bytes(path);
   if (data.empty()) fail(path, "empty file (no vertices, no faces)");
   SurfaceMesh mesh;
-  if (ext == ".obj")
+  if (ext == ".gltf" || ext == ".glb")
+    mesh = read_gltf(path);
+  else if (ext == ".obj")
     mesh = read_obj(path, data);
   else if (ext == ".stl")
     mesh = read_stl(path, data);
@@ -857,7 +891,7 @@ SurfaceMesh read_surface_mesh(const fs::path& path, double scale) {
   return mesh;
 }
 
-void check_and_orient_surface(SurfaceMesh& mesh) {
+ShellReport check_and_orient_surface(SurfaceMesh& mesh) {
   const auto& V = mesh.vertices;
   auto& F = mesh.faces;
   const Eigen::Index nv = V.rows(), nf = F.rows();
@@ -883,13 +917,13 @@ void check_and_orient_surface(SurfaceMesh& mesh) {
         throw Error(fmt::format(
             "surface mesh: face {} refers to vertex {}, but there are {} vertices", f, i, nv));
     if (a == b || b == c || c == a)
-      throw Error(
+      throw RepairableSurfaceError(
           fmt::format("surface mesh: face {} ({}, {}, {}) is degenerate: it repeats vertex {}", f,
                       a, b, c, a == b || a == c ? a : b));
     const Eigen::Vector3d ab = V.row(b) - V.row(a), ac = V.row(c) - V.row(a);
     const double area = 0.5 * ab.cross(ac).norm();
     if (!(area >= min_area))
-      throw Error(
+      throw RepairableSurfaceError(
           fmt::format("surface mesh: face {} ({}, {}, {}) is degenerate: area {:.3g} m² "
                       "(zero-area or needle face; bounding-box diagonal {:.3g} m)",
                       f, a, b, c, area, diag));
@@ -910,12 +944,12 @@ void check_and_orient_surface(SurfaceMesh& mesh) {
       const int a = std::min(F(f, k), F(f, (k + 1) % 3)), b = std::max(F(f, k), F(f, (k + 1) % 3));
       const auto& e = edges.at(EdgeMap::key(a, b));
       if (e.count == 1)
-        throw Error(
+        throw RepairableSurfaceError(
             fmt::format("surface mesh: edge ({}, {}) is shared by 1 face (hole: the surface is "
                         "not closed; face {})",
                         a, b, f));
       if (e.count > 2)
-        throw Error(
+        throw RepairableSurfaceError(
             fmt::format("surface mesh: edge ({}, {}) is shared by {} faces (non-manifold edge)", a,
                         b, e.count));
     }
@@ -926,7 +960,7 @@ void check_and_orient_surface(SurfaceMesh& mesh) {
     for (int k = 0; k < 3; ++k) ++start[static_cast<std::size_t>(F(f, k)) + 1];
   for (Eigen::Index i = 0; i < nv; ++i) {
     if (start[static_cast<std::size_t>(i) + 1] == 0)
-      throw Error(
+      throw RepairableSurfaceError(
           fmt::format("surface mesh: vertex {} is not used by any face (it would be a "
                       "free-floating node)",
                       i));
@@ -963,7 +997,7 @@ void check_and_orient_surface(SurfaceMesh& mesh) {
     for (const auto& [p, q] : links)
       if (sets.unite(idx(p), idx(q))) --components;
     if (components != 1)
-      throw Error(
+      throw RepairableSurfaceError(
           fmt::format("surface mesh: vertex {} is non-manifold: its {} faces form {} separate "
                       "fans (surfaces touching at a point)",
                       v, start[v + 1] - start[v], components));
@@ -975,7 +1009,7 @@ void check_and_orient_surface(SurfaceMesh& mesh) {
       const int a = std::min(F(f, k), F(f, (k + 1) % 3)), b = std::max(F(f, k), F(f, (k + 1) % 3));
       const auto& e = edges.at(EdgeMap::key(a, b));
       if (e.forward != 1)
-        throw Error(
+        throw RepairableSurfaceError(
             fmt::format("surface mesh: inconsistent orientation: faces {} and {} traverse "
                         "their shared edge ({}, {}) in the same direction (one of them is "
                         "flipped)",
@@ -994,61 +1028,20 @@ void check_and_orient_surface(SurfaceMesh& mesh) {
         volume));
   }
 
-  // 7. With several closed shells, one may be inside out while the total volume is positive.
-  // An inward-facing shell is right only as a cavity, i.e. inside the material of the others
-  // (their winding number at its vertices is 1); a free-standing inverted shell is an error.
-  DisjointSets shells;
-  shells.reset(static_cast<std::size_t>(nv));
-  for (Eigen::Index f = 0; f < nf; ++f) {
-    shells.unite(F(f, 0), F(f, 1));
-    shells.unite(F(f, 0), F(f, 2));
-  }
-  std::vector<int> shell_of_face(static_cast<std::size_t>(nf));
-  std::vector<double> shell_volume(static_cast<std::size_t>(nv), 0.0);  // indexed by root vertex
-  std::size_t shell_count = 0;
-  const Eigen::RowVector3d o = 0.5 * (V.colwise().maxCoeff() + V.colwise().minCoeff());
-  for (Eigen::Index f = 0; f < nf; ++f) {
-    const int root = shells.find(F(f, 0));
-    shell_of_face[static_cast<std::size_t>(f)] = root;
-    const Eigen::Vector3d a = V.row(F(f, 0)) - o, b = V.row(F(f, 1)) - o, c = V.row(F(f, 2)) - o;
-    shell_volume[static_cast<std::size_t>(root)] += a.dot(b.cross(c)) / 6;
-  }
-  for (Eigen::Index v = 0; v < nv; ++v)
-    if (shells.find(static_cast<int>(v)) == v) ++shell_count;
-  if (shell_count > 1) {
-    std::vector<std::pair<int, double>> inverted;
-    for (Eigen::Index v = 0; v < nv; ++v)
-      if (shells.find(static_cast<int>(v)) == v && shell_volume[static_cast<std::size_t>(v)] < 0)
-        inverted.emplace_back(static_cast<int>(v), shell_volume[static_cast<std::size_t>(v)]);
-    for (const auto& [root, vol] : inverted) {
-      // Winding number of the other shells at one of this shell's vertices (solid angles,
-      // Van Oosterom & Strackee): 1 inside their material, 0 outside.
-      const Eigen::Vector3d p = V.row(root);
-      double omega = 0;
-      for (Eigen::Index f = 0; f < nf; ++f) {
-        if (shell_of_face[static_cast<std::size_t>(f)] == root) continue;
-        const Eigen::Vector3d a = V.row(F(f, 0)).transpose() - p,
-                              b = V.row(F(f, 1)).transpose() - p,
-                              c = V.row(F(f, 2)).transpose() - p;
-        const double la = a.norm(), lb = b.norm(), lc = c.norm();
-        omega += 2 * std::atan2(a.dot(b.cross(c)),
-                                la * lb * lc + a.dot(b) * lc + a.dot(c) * lb + b.dot(c) * la);
-      }
-      const double winding = omega / (4 * std::numbers::pi);
-      if (winding < 0.5)
-        throw Error(
-            fmt::format("surface mesh: inconsistent orientation: the closed shell containing "
-                        "vertex {} is inside out (its faces point inwards, volume {:.3g} m³) but "
-                        "is not a cavity inside the rest of the object",
-                        root, vol));
-    }
-  }
+  // 7. Several closed shells: cavities, separate bodies, overlaps.
+  return check_shells(mesh);
 }
 
-SurfaceMesh read_checked_surface_mesh(const fs::path& path, double scale) {
+SurfaceMesh read_checked_surface_mesh(const fs::path& path, double scale, bool repair) {
   SurfaceMesh mesh = read_surface_mesh(path, scale);
+  notice_implausible_size(mesh.vertices, scale);
   try {
-    check_and_orient_surface(mesh);
+    if (repair) repair_surface(mesh);
+    if (const auto shells = check_and_orient_surface(mesh); !shells.bodies_notice.empty())
+      notice(shells.bodies_notice);
+  } catch (const RepairableSurfaceError& e) {
+    if (repair) fail(path, fmt::format("{} (left after --repair)", e.what()));
+    fail(path, fmt::format("{}; try --repair", e.what()));
   } catch (const Error& e) {
     fail(path, e.what());
   }

@@ -1,37 +1,24 @@
 #include "fem/surface_remesh.hpp"
 
-#include <CGAL/Exact_predicates_inexact_constructions_kernel.h>
 #include <CGAL/Polygon_mesh_processing/detect_features.h>
 #include <CGAL/Polygon_mesh_processing/distance.h>
 #include <CGAL/Polygon_mesh_processing/remesh.h>
-#include <CGAL/Surface_mesh.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "fem/cgal_surface.hpp"
 #include "fem/resolution.hpp"
 #include "util/error.hpp"
 
 namespace mesh2dsp {
 namespace {
-using Kernel = CGAL::Exact_predicates_inexact_constructions_kernel;
-using Point = Kernel::Point_3;
-using CgalMesh = CGAL::Surface_mesh<Point>;
+using cgal::Point;
+using cgal::to_cgal;
+using CgalMesh = cgal::Mesh;
 namespace PMP = CGAL::Polygon_mesh_processing;
-
-CgalMesh to_cgal(const SurfaceMesh& mesh) {
-  CgalMesh m;
-  std::vector<CgalMesh::Vertex_index> vi(mesh.vertices.rows());
-  for (int i = 0; i < mesh.vertices.rows(); ++i)
-    vi[i] = m.add_vertex({mesh.vertices(i, 0), mesh.vertices(i, 1), mesh.vertices(i, 2)});
-  for (int f = 0; f < mesh.faces.rows(); ++f)
-    if (m.add_face(vi[mesh.faces(f, 0)], vi[mesh.faces(f, 1)], vi[mesh.faces(f, 2)]) ==
-        CgalMesh::null_face())
-      throw Error(fmt::format("remeshing: face {} could not be added (non-manifold surface)", f));
-  return m;
-}
 
 // The vertices and face centroids of a surface: where its distance to another one peaks.
 std::vector<Point> sample_points(const SurfaceMesh& mesh) {
@@ -71,26 +58,10 @@ SurfaceMesh remesh_surface(const SurfaceMesh& mesh, double target_edge_m) {
                                .relax_constraints(false));
   m.collect_garbage();
 
-  SurfaceMesh out;
-  out.vertices.resize(static_cast<Eigen::Index>(m.number_of_vertices()), 3);
-  for (auto v : m.vertices()) {
-    const auto& p = m.point(v);
-    out.vertices.row(v.idx()) << p.x(), p.y(), p.z();
-  }
-  out.faces.resize(static_cast<Eigen::Index>(m.number_of_faces()), 3);
-  int row = 0;
-  for (auto f : m.faces()) {
-    int k = 0;
-    for (auto v : CGAL::vertices_around_face(m.halfedge(f), m)) out.faces(row, k++) = static_cast<int>(v.idx());
-    ++row;
-  }
+  SurfaceMesh out = cgal::from_cgal(m);
   check_and_orient_surface(out);
   return out;
 }
-
-}  // namespace mesh2dsp
-
-namespace mesh2dsp {
 
 SurfaceDeviation surface_deviation(const SurfaceMesh& input, const SurfaceMesh& remeshed) {
   const CgalMesh a = to_cgal(input), b = to_cgal(remeshed);

@@ -1,5 +1,7 @@
 #include "fem/tetgen_files.hpp"
 
+#include "fem/gmsh_input.hpp"
+
 #include <fmt/format.h>
 
 #include <Eigen/Geometry>
@@ -102,11 +104,15 @@ TetMeshFile read_tetgen_mesh(const fs::path& node_or_ele_path, double scale) {
   if (!std::isfinite(scale) || scale <= 0)
     throw Error(fmt::format("scale must be a positive finite number (got {})", scale));
   const auto ext = node_or_ele_path.extension().string();
-  if (ext != ".node" && ext != ".ele")
+  std::string lower_ext = ext;
+  for (auto& c : lower_ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower_ext != ".node" && lower_ext != ".ele")
     fail(node_or_ele_path, 0, "a TetGen mesh is given by its .node or .ele file");
+  // The partner file in the same case (X.NODE goes with X.ELE).
+  const bool upper = ext[1] >= 'A' && ext[1] <= 'Z';
   fs::path node_path = node_or_ele_path, ele_path = node_or_ele_path;
-  node_path.replace_extension(".node");
-  ele_path.replace_extension(".ele");
+  node_path.replace_extension(upper ? ".NODE" : ".node");
+  ele_path.replace_extension(upper ? ".ELE" : ".ele");
 
   TetMeshFile out;
 
@@ -174,21 +180,33 @@ TetMeshFile read_tetgen_mesh(const fs::path& node_or_ele_path, double scale) {
                          node_path.filename().string(), base, base + np - 1));
       if (k < 4) out.tets(t, k) = static_cast<int>(n - base);
     }
-    const int a = out.tets(t, 0), b = out.tets(t, 1), c = out.tets(t, 2), d = out.tets(t, 3);
-    if (a == b || a == c || a == d || b == c || b == d || c == d)
-      fail(ele_path, l.number, "tetrahedron repeats a node");
-    const Eigen::Vector3d e1 = V.row(b) - V.row(a), e2 = V.row(c) - V.row(a),
-                          e3 = V.row(d) - V.row(a);
-    const double det = e1.dot(e2.cross(e3));
-    const double len = std::max({e1.norm(), e2.norm(), e3.norm(), (V.row(c) - V.row(b)).norm(),
-                                 (V.row(d) - V.row(b)).norm(), (V.row(d) - V.row(c)).norm()});
-    if (!(std::abs(det) > 1e-12 * len * len * len))
-      fail(ele_path, l.number, fmt::format("tetrahedron has zero volume ({:.3g} m³)", det / 6));
-    if (det < 0) std::swap(out.tets(t, 1), out.tets(t, 2));
+    if (const auto problem = orient_tet(V, out.tets, static_cast<Eigen::Index>(t)); !problem.empty())
+      fail(ele_path, l.number, problem);
   }
+  drop_unused_points(out, node_path.string(), per == 10, base);
+  return out;
+}
 
+std::string orient_tet(const Eigen::MatrixXd& V, Eigen::MatrixXi& tets, Eigen::Index t) {
+  const int a = tets(t, 0), b = tets(t, 1), c = tets(t, 2), d = tets(t, 3);
+  if (a == b || a == c || a == d || b == c || b == d || c == d)
+    return "tetrahedron repeats a node";
+  const Eigen::Vector3d e1 = V.row(b) - V.row(a), e2 = V.row(c) - V.row(a),
+                        e3 = V.row(d) - V.row(a);
+  const double det = e1.dot(e2.cross(e3));
+  const double len = std::max({e1.norm(), e2.norm(), e3.norm(), (V.row(c) - V.row(b)).norm(),
+                               (V.row(d) - V.row(b)).norm(), (V.row(d) - V.row(c)).norm()});
+  if (!(std::abs(det) > 1e-12 * len * len * len))
+    return fmt::format("tetrahedron has zero volume ({:.3g} m³)", det / 6);
+  if (det < 0) std::swap(tets(t, 1), tets(t, 2));
+  return {};
+}
+
+void drop_unused_points(TetMeshFile& out, const std::string& source, bool quadratic,
+                        long long base) {
   // Nodes no tetrahedron uses (the edge-midpoint nodes of 10-node elements, points TetGen
   // left out) would be free nodes: a singular stiffness matrix. Drop them, keeping the order.
+  const long long np = out.vertices.rows();
   std::vector<int> new_index(static_cast<std::size_t>(np), -1);
   for (Eigen::Index t = 0; t < out.tets.rows(); ++t)
     for (int k = 0; k < 4; ++k) new_index[static_cast<std::size_t>(out.tets(t, k))] = 0;
@@ -214,15 +232,21 @@ TetMeshFile read_tetgen_mesh(const fs::path& node_or_ele_path, double scale) {
       for (int k = 0; k < 4; ++k)
         out.tets(t, k) = new_index[static_cast<std::size_t>(out.tets(t, k))];
     std::string message = fmt::format(
-        "{}: dropped {} of {} points that no tetrahedron corner uses{}", node_path.string(),
-        np - kept, np, per == 10 ? " (the edge-midpoint nodes: mesh2dsp makes its own)" : "");
+        "{}: dropped {} of {} points that no tetrahedron corner uses{}", source, np - kept, np,
+        quadratic ? " (the edge-midpoint nodes: mesh2dsp makes its own)" : "");
     if (renumbered)
       message += fmt::format(
           "; vertex numbers from file point {} on shift down (vertex:I counts the kept points)",
           first_dropped + base);
     notice(message);
   }
-  return out;
+}
+
+TetMeshFile read_tet_mesh_file(const fs::path& path, double scale) {
+  std::string ext = path.extension().string();
+  for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == ".msh") return read_gmsh_mesh(path, scale);
+  return read_tetgen_mesh(path, scale);
 }
 
 }  // namespace mesh2dsp

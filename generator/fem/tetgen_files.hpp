@@ -2,6 +2,7 @@
 // TetGen tetrahedral mesh files (.node + .ele) as input, for meshes made outside mesh2dsp.
 #include <Eigen/Core>
 #include <filesystem>
+#include <string>
 
 namespace mesh2dsp {
 
@@ -22,5 +23,16 @@ struct TetMeshFile {
 // indices out of range, non-finite coordinates, wrong counts and truncated files throw
 // mesh2dsp::Error naming the file and line.
 TetMeshFile read_tetgen_mesh(const std::filesystem::path& node_or_ele_path, double scale = 1.0);
+
+// A tetrahedral mesh file by extension: TetGen .node/.ele or Gmsh .msh (case-insensitive).
+TetMeshFile read_tet_mesh_file(const std::filesystem::path& path, double scale = 1.0);
+
+// Shared by the tet-mesh readers. orient_tet makes tetrahedron t positively oriented and
+// returns what is wrong with it ("" when nothing: a repeated node or zero volume otherwise).
+std::string orient_tet(const Eigen::MatrixXd& vertices, Eigen::MatrixXi& tets, Eigen::Index t);
+// Drops the points no tetrahedron uses, keeping the order, with a notice naming `source`
+// (`base`: the file's first point number, for the notice).
+void drop_unused_points(TetMeshFile& mesh, const std::string& source, bool quadratic,
+                        long long base);
 
 }  // namespace mesh2dsp

@@ -162,6 +162,7 @@ void run(const CLI::App& cmd, const ValidateOptions& o) {
     const Material material = have_model && !material_given ? model.material : resolve_material(o.analysis);
     MeshInputOptions mesh_options;
     mesh_options.scale = o.analysis.scale;
+  mesh_options.repair = o.analysis.repair;
     mesh_options.max_tet_volume_m3 = o.analysis.max_tet_volume_m3;
     mesh_options.fmax_hz = o.analysis.fmax_hz;
     mesh_options.surface_edge_m = o.analysis.surface_edge_m;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fem/tetgen_files.hpp"
+#include "support/error_of.hpp"
 #include "util/error.hpp"
 
 using namespace mesh2dsp;
@@ -47,17 +48,7 @@ class ScratchDir {
   fs::path dir_;
 };
 
-// The message of the Error thrown by f, or "" (and a test failure) if none was thrown.
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no mesh2dsp::Error thrown";
-  return {};
-}
+using test::error_of;
 
 std::string read_error(const std::string& name) {
   return error_of([&] { read_surface_mesh(kData / name); });
