@@ -1,7 +1,7 @@
 // Renders the emitted header's contact models to raw float32 for the excitation tests.
 // Usage: excitation_harness <force|output> <kind> <rate> <seconds> <hardness> <speed> <roughness>
 //                           <size> <out.f32>
-//   force:  the selected model's force alone (contactForce), struck at sample 0;
+//   force:  the selected model's force alone in newtons (contactForce), struck at sample 0;
 //   output: the model's output (gain 1) for that force.
 // Then optionally where: "point P" strikes point P; "contact U V" a moving contact at (U, V) on
 // triangle 0; "sweep" moves the contact on triangle 0 around its edges (0,0) -> (1,0) -> (0,1)

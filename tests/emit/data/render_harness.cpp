@@ -1,6 +1,7 @@
 // Renders the emitted header to raw float32 (output 0) for the spectral and click tests.
 // Usage: render <rate> <seconds> <fundamental_hz|0> <impulse|strike> <glide_at_s|-1> <out.f32>
-//   impulse: a unit momentum impulse on the force input at sample 0 (the impulse response);
+//   impulse: a momentum of 1 N s on the live input at sample 0 (the impulse response): the input
+//            contact model with an input gain of <rate> newtons per unit sample;
 //   strike:  strike(0, 1) with the hammer; glide_at_s >= 0 steps the glide 0 -> 1 then.
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,10 @@ int main(int argc, char** argv) {
   model.prepare(static_cast<float>(rate));
   model.setGain(1.0f);
   if (fundamental > 0) model.setFundamental(fundamental);
+  if (impulse) {
+    model.setExcitation(5);  // live input
+    model.setInputGain(static_cast<float>(rate));
+  }
   model.apply();
   if (!impulse) model.strike(0.0f, 1.0f);
   std::vector<float> out(total), in(total, 0.0f);
