@@ -17,7 +17,7 @@
 namespace mesh2dsp {
 namespace {
 
-constexpr double kDefaultHardness = 0.7;
+constexpr double kDefaultHardness = 0.8;
 constexpr double kDefaultGain = 0.5;
 // Contact defaults: size as in Mesh2Faust's example (Hiner 2024), a slow scrape at half a newton
 // on a pink (beta = 1) surface, a typical metal-on-metal friction coefficient.
@@ -91,6 +91,7 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
                              ? std::string("the surface velocity in m/s")
                              : std::string("the sound pressure in Pa (O'Brien, Cook & Essl 2001, eq. 10)"));
   d.set("level", float_literal(default_output_level(m, kDefaultHardness, kDefaultGain)));
+  d.set("default_point", std::to_string(loudest_point(m, kDefaultHardness)));
   d.set("default_input_gain", float_literal(kDefaultInputGain_N));
   d.set("fundamental_hz", float_literal(m.fundamental_hz));
   d.set("freq_min", float_literal(std::min(20.0, m.fundamental_hz / 2)));

@@ -35,11 +35,22 @@ double strike_peak(const EmitModel& m, int point, double hardness, double rate_h
   return peak;
 }
 
+int loudest_point(const EmitModel& m, double hardness) {
+  int best = 0;
+  double best_peak = -1;
+  for (int k = 0; k < m.point_count; ++k) {
+    const double peak = strike_peak(m, k, hardness);
+    if (peak > best_peak) best = k, best_peak = peak;
+  }
+  return best;
+}
+
 double default_output_level(const EmitModel& m, double default_hardness, double default_gain) {
-  const double target = std::pow(10.0, -6.0 / 20), ceiling = std::pow(10.0, -3.0 / 20);
-  double level = target / (default_gain * strike_peak(m, 0, default_hardness));
-  for (int k = 0; k < m.point_count; ++k)
-    level = std::min(level, ceiling / (default_gain * strike_peak(m, k, 1.0)));
+  const double target = std::pow(10.0, -6.0 / 20), ceiling = std::pow(10.0, -1.0 / 20);
+  const int point = loudest_point(m, default_hardness);
+  const double peak = strike_peak(m, point, default_hardness), hard = strike_peak(m, point, 1.0);
+  double level = peak > 0 ? target / (default_gain * peak) : 1.0;
+  if (hard > 0) level = std::min(level, ceiling / (default_gain * hard));
   return level;
 }
 

@@ -11,9 +11,13 @@ namespace mesh2dsp {
 double strike_peak(const EmitModel& model, int point, double hardness, double rate_hz = 48000,
                    double duration_s = 0.25);
 
+// The excitation point whose strike peaks highest: the instrument's default point (the first
+// automatic point may lie near a nodal line, or on a clamped face).
+int loudest_point(const EmitModel& model, double hardness);
+
 // The output level (applied with the instrument's gain slider at `default_gain`) that puts the
-// default strike (point 0, `default_hardness`) at -6 dBFS, lowered if a hardness-1 strike at any
-// point would then peak above -3 dBFS.
+// default strike (the loudest point, `default_hardness`) at -6 dBFS, lowered if the same strike
+// at hardness 1 would then peak above -1 dBFS (no clipping). 1 for a silent model.
 double default_output_level(const EmitModel& model, double default_hardness, double default_gain);
 
 }  // namespace mesh2dsp
