@@ -247,3 +247,41 @@ TEST_F(DspQualityTest, ADefaultStrikeOfEveryBundledModelPeaksBetweenMinus12AndMi
 
 }  // namespace
 }  // namespace emit_test
+
+namespace emit_test {
+namespace {
+
+TEST_F(DspQualityTest, MicroCollisionTrainsSitAtTheirModesNotAtAWholeSamplePeriod) {
+  // testbar's micro-collision trains run at its three strongest modes at point 0: 440, 1130 and
+  // 2210 Hz. At 48 kHz a whole-sample period (42 samples) would put 1130 Hz at 1142.9 Hz
+  // (+19.6 cents). The trains alone (micro minus impact) have their spectral peak at the mode,
+  // within 1 cent. (2210 Hz is not measured: the 1130 Hz train's second harmonic, 50 Hz away
+  // in a 30 ms signal, pulls its peak.)
+  for (int rate : {48000, 96000}) {
+    auto force = [&](Kind kind) {
+      const fs::path out = dir / "force.f32";
+      const auto r = run("'" + kHarness + "/excitation_testbar' force " + std::to_string(kind) + " " + std::to_string(rate) +
+                         " 0.03 1.0 0.3 1.0 0.1 '" + out.string() + "'");
+      EXPECT_EQ(r.status, 0) << r.output;
+      return read_f32(out);
+    };
+    const auto micro = force(kMicro), impact = force(kImpact);
+    ASSERT_EQ(micro.size(), impact.size());
+    std::vector<float> trains(micro.size());
+    for (size_t i = 0; i < micro.size(); ++i) trains[i] = micro[i] - impact[i];
+    for (double hz : {1130.0}) {
+      double best = 0, best_hz = 0;
+      for (double f = hz * 0.97; f <= hz * 1.03; f += 0.25) {
+        std::complex<double> sum = 0;
+        for (size_t i = 0; i < trains.size(); ++i) sum += double(trains[i]) * std::polar(1.0, -2 * M_PI * f * i / rate);
+        if (std::abs(sum) > best) best = std::abs(sum), best_hz = f;
+      }
+      const double cents = 1200 * std::log2(best_hz / hz);
+      RecordProperty("train_" + std::to_string(int(hz)) + "_" + std::to_string(rate), std::to_string(cents));
+      EXPECT_LE(std::abs(cents), 1) << hz << " Hz train at " << rate << " Hz peaks at " << best_hz << " Hz";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace emit_test
