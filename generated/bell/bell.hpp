@@ -125,6 +125,10 @@ static const float bell_pickup[1] = {
 0.0f
 };
 
+/* Each output's delay behind the nearest listener (s): the interaural delay. */
+static const float bell_delay_s[BELL_OUTPUTS] = { 0.0 };
+#define BELL_DELAY_RING 8
+
 typedef struct {
   float sample_rate_hz, inv_sample_rate;
   /* Latched at the strike, like the Faust instrument's ba.sAndH(rise(gate)): set by the setters,
@@ -170,6 +174,10 @@ typedef struct {
   BELL_ALIGN float weight_c[BELL_BLOCK];  /* of point C */
   BELL_ALIGN float out_gain[BELL_BLOCK];
   int point_a[BELL_BLOCK];
+  /* Fractional output delays (cubic Lagrange over taps k0 .. k0 + 3), their ring buffers. */
+  int delay_k0[BELL_OUTPUTS], delay_pos;
+  float delay_h[BELL_OUTPUTS][4];
+  float delay_ring[BELL_OUTPUTS][BELL_DELAY_RING];
   BELL_ALIGN float acc[BELL_OUTPUTS][BELL_BLOCK][BELL_LANES];
 } bell_state;
 
@@ -218,6 +226,12 @@ BELL_INLINE void bell_reset(bell_state* s) {
   for (n = 0; n < 10; ++n) s->fractal_y1[n] = 0.0f;
   s->reson_x1 = s->reson_x2 = s->reson_y1 = s->reson_y2 = 0.0f;
   s->roll_lp[0] = s->roll_lp[1] = 0.0f;
+  s->delay_pos = 0;
+  {
+    int l;
+    for (l = 0; l < BELL_OUTPUTS; ++l)
+      for (n = 0; n < BELL_DELAY_RING; ++n) s->delay_ring[l][n] = 0.0f;
+  }
 }
 
 /* True when taking over the held parameters now would change the resonator coefficients. */
@@ -268,6 +282,22 @@ BELL_INLINE void bell_prepare(bell_state* s, float sample_rate_hz) {
       s->fractal_b[k] = expf(-1.0f * s->fractal_w[k]);
     }
     s->fractal_in_scale = 4.656613e-10f * sqrtf(1.5f * sample_rate_hz) * (1.0f - s->fractal_b[0]);
+  }
+  {
+    int l;
+    for (l = 0; l < BELL_OUTPUTS; ++l) {
+      const float d = bell_delay_s[l] * sample_rate_hz;
+      int k0 = (int)d - 1;
+      float x;
+      if (k0 < 0) k0 = 0;
+      if (k0 > BELL_DELAY_RING - 4) k0 = BELL_DELAY_RING - 4;  /* above 192 kHz: capped */
+      x = d - (float)k0;
+      s->delay_k0[l] = k0;
+      s->delay_h[l][0] = (x - 1.0f) * (x - 2.0f) * (x - 3.0f) / -6.0f;
+      s->delay_h[l][1] = x * (x - 2.0f) * (x - 3.0f) / 2.0f;
+      s->delay_h[l][2] = x * (x - 1.0f) * (x - 3.0f) / -2.0f;
+      s->delay_h[l][3] = x * (x - 1.0f) * (x - 2.0f) / 6.0f;
+    }
   }
   bell_compute_coefficients(s);
   bell_reset(s);
@@ -553,12 +583,15 @@ BELL_INLINE void bell_process(bell_state* s, const float* in, float* const* outs
       }
       if (s->loaded_point != s->point_a[start]) bell_load_points(s, s->point_a[start]);
       bell_run_modes(s, start, end, moving);
-      for (m = start; m < end; ++m)
+      for (m = start; m < end; ++m) {
         for (l = 0; l < BELL_OUTPUTS; ++l) {
           float y = 0.0f;
           for (j = 0; j < BELL_LANES; ++j) y += s->acc[l][m][j];
+
           outs[l][done + m] = y * s->out_gain[m];
         }
+
+      }
       start = end;
     }
     if (in) in += count;

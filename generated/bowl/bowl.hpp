@@ -125,6 +125,10 @@ static const float bowl_pickup[1] = {
 0.0f
 };
 
+/* Each output's delay behind the nearest listener (s): the interaural delay. */
+static const float bowl_delay_s[BOWL_OUTPUTS] = { 0.0 };
+#define BOWL_DELAY_RING 8
+
 typedef struct {
   float sample_rate_hz, inv_sample_rate;
   /* Latched at the strike, like the Faust instrument's ba.sAndH(rise(gate)): set by the setters,
@@ -170,6 +174,10 @@ typedef struct {
   BOWL_ALIGN float weight_c[BOWL_BLOCK];  /* of point C */
   BOWL_ALIGN float out_gain[BOWL_BLOCK];
   int point_a[BOWL_BLOCK];
+  /* Fractional output delays (cubic Lagrange over taps k0 .. k0 + 3), their ring buffers. */
+  int delay_k0[BOWL_OUTPUTS], delay_pos;
+  float delay_h[BOWL_OUTPUTS][4];
+  float delay_ring[BOWL_OUTPUTS][BOWL_DELAY_RING];
   BOWL_ALIGN float acc[BOWL_OUTPUTS][BOWL_BLOCK][BOWL_LANES];
 } bowl_state;
 
@@ -218,6 +226,12 @@ BOWL_INLINE void bowl_reset(bowl_state* s) {
   for (n = 0; n < 10; ++n) s->fractal_y1[n] = 0.0f;
   s->reson_x1 = s->reson_x2 = s->reson_y1 = s->reson_y2 = 0.0f;
   s->roll_lp[0] = s->roll_lp[1] = 0.0f;
+  s->delay_pos = 0;
+  {
+    int l;
+    for (l = 0; l < BOWL_OUTPUTS; ++l)
+      for (n = 0; n < BOWL_DELAY_RING; ++n) s->delay_ring[l][n] = 0.0f;
+  }
 }
 
 /* True when taking over the held parameters now would change the resonator coefficients. */
@@ -268,6 +282,22 @@ BOWL_INLINE void bowl_prepare(bowl_state* s, float sample_rate_hz) {
       s->fractal_b[k] = expf(-1.0f * s->fractal_w[k]);
     }
     s->fractal_in_scale = 4.656613e-10f * sqrtf(1.5f * sample_rate_hz) * (1.0f - s->fractal_b[0]);
+  }
+  {
+    int l;
+    for (l = 0; l < BOWL_OUTPUTS; ++l) {
+      const float d = bowl_delay_s[l] * sample_rate_hz;
+      int k0 = (int)d - 1;
+      float x;
+      if (k0 < 0) k0 = 0;
+      if (k0 > BOWL_DELAY_RING - 4) k0 = BOWL_DELAY_RING - 4;  /* above 192 kHz: capped */
+      x = d - (float)k0;
+      s->delay_k0[l] = k0;
+      s->delay_h[l][0] = (x - 1.0f) * (x - 2.0f) * (x - 3.0f) / -6.0f;
+      s->delay_h[l][1] = x * (x - 2.0f) * (x - 3.0f) / 2.0f;
+      s->delay_h[l][2] = x * (x - 1.0f) * (x - 3.0f) / -2.0f;
+      s->delay_h[l][3] = x * (x - 1.0f) * (x - 2.0f) / 6.0f;
+    }
   }
   bowl_compute_coefficients(s);
   bowl_reset(s);
@@ -553,12 +583,15 @@ BOWL_INLINE void bowl_process(bowl_state* s, const float* in, float* const* outs
       }
       if (s->loaded_point != s->point_a[start]) bowl_load_points(s, s->point_a[start]);
       bowl_run_modes(s, start, end, moving);
-      for (m = start; m < end; ++m)
+      for (m = start; m < end; ++m) {
         for (l = 0; l < BOWL_OUTPUTS; ++l) {
           float y = 0.0f;
           for (j = 0; j < BOWL_LANES; ++j) y += s->acc[l][m][j];
+
           outs[l][done + m] = y * s->out_gain[m];
         }
+
+      }
       start = end;
     }
     if (in) in += count;

@@ -83,6 +83,12 @@ EmitModel make_emit_model(const ModalModel& model, const std::string& name_overr
   const double root = std::sqrt(e.normalization);
   for (int k = 0; k < e.point_count; ++k)
     for (int n = 0; n < n_modes; ++n) e.excite.push_back(flush(root * model.excitations[k].gains[n]));
+  e.delay_s.assign(e.output_count, 0.0);
+  if (!e.contact_microphone) {
+    double nearest = model.listeners.front().delay_s;
+    for (const auto& l : model.listeners) nearest = std::min(nearest, l.delay_s);
+    for (int l = 0; l < e.output_count; ++l) e.delay_s[l] = model.listeners[l].delay_s - nearest;
+  }
   if (!e.contact_microphone)
     for (int l = 0; l < e.output_count; ++l)
       for (int n = 0; n < n_modes; ++n) e.pickup.push_back(flush(root * model.listeners[l].gains[n]));

@@ -36,6 +36,9 @@ struct EmitModel {
   // interpolated excitation shape itself).
   std::vector<double> excite;
   std::vector<double> pickup;
+  // Per output: the listener's propagation delay minus the nearest listener's (s), so stereo
+  // listeners keep their interaural delay without a common latency; 0 for the contact microphone.
+  std::vector<double> delay_s;
   // From the bank's normalised output to physical units (m/s at the contact, or the listener
   // gains' unit): 1 / normalization.
   double physical_scale = 1;

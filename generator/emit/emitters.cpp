@@ -92,6 +92,14 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
                              : std::string("the sound pressure in Pa (O'Brien, Cook & Essl 2001, eq. 10)"));
   d.set("level", float_literal(default_output_level(m, kDefaultHardness, kDefaultGain)));
   d.set("default_point", std::to_string(loudest_point(m, kDefaultHardness)));
+  // Interaural delays: a 4-tap fractional delay per output (none when all are 0).
+  const double longest = *std::max_element(m.delay_s.begin(), m.delay_s.end());
+  d.set("has_delays", longest > 0);
+  d.set("output_delays", fmt::format("{}", fmt::join(floats(m.delay_s), ", ")));
+  // Ring size for the longest delay at 192 kHz plus the 4 taps, a power of two.
+  int ring = 8;
+  while (ring < longest * 192000 + 8) ring *= 2;
+  d.set("delay_ring", std::to_string(ring));
   d.set("default_input_gain", float_literal(kDefaultInputGain_N));
   d.set("fundamental_hz", float_literal(m.fundamental_hz));
   d.set("freq_min", float_literal(std::min(20.0, m.fundamental_hz / 2)));
