@@ -260,23 +260,31 @@ std::string emit_c_header(const EmitModel& m, const EmitSettings& s) {
 
 std::string emit_sy(const EmitModel& m, const EmitSettings& s) {
   TemplateData d = common_data(m, s);
-  std::vector<double> hz;
-  for (double r : m.frequency_ratio) hz.push_back(r * m.fundamental_hz);
-  std::vector<std::string> f, dec;
-  for (double v : hz) f.push_back(double_text(v));
-  for (double v : m.decay_per_s) dec.push_back(double_text(v));
+  std::vector<std::string> f, dec, amplitudes;
+  std::vector<double> omega_d;
+  for (int n = 0; n < m.mode_count; ++n) {
+    const double hz = m.frequency_ratio[n] * m.fundamental_hz, sigma = m.decay_per_s[n];
+    f.push_back(double_text(hz));
+    dec.push_back(double_text(sigma));
+    omega_d.push_back(std::sqrt(std::max(0.0, std::pow(2 * M_PI * hz, 2) - sigma * sigma)));
+  }
+  // Displacement amplitudes g / omega_d (JASS rings as a sine), scaled so the largest sum of
+  // |amplitudes| over the points is 1.
+  double largest = 0;
+  for (int k = 0; k < m.point_count; ++k) {
+    double sum = 0;
+    for (int n = 0; n < m.mode_count; ++n) sum += omega_d[n] > 0 ? std::abs(m.gain(0, k, n)) / omega_d[n] : 0;
+    largest = std::max(largest, sum);
+  }
+  const double scale = largest > 0 ? 1 / largest : 1;
+  for (int k = 0; k < m.point_count; ++k)
+    for (int n = 0; n < m.mode_count; ++n)
+      amplitudes.push_back(double_text(omega_d[n] > 0 ? m.gain(0, k, n) / omega_d[n] * scale : 0.0));
   d.set("frequencies", number_list(f));
   d.set("decays", number_list(dec));
-  TemplateData locations{TemplateData::type::list};
-  for (int k = 0; k < m.point_count; ++k) {
-    std::vector<std::string> g;
-    for (int n = 0; n < m.mode_count; ++n) g.push_back(double_text(m.gain(0, k, n)));
-    TemplateData item;
-    item.set("gains", number_list(g, " "));
-    locations.push_back(item);
-  }
-  d.set("locations", locations);
-  d.set("sy_output", m.contact_microphone ? std::string("contact microphone")
+  d.set("amplitudes", number_list(amplitudes));
+  d.set("sy_scale", double_text(scale));
+  d.set("sy_output", m.contact_microphone ? std::string("the contact microphone")
                                           : std::string("listener 0"));
   return render_template("sy/model.sy.mustache", d);
 }

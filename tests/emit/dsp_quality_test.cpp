@@ -6,6 +6,8 @@
 #include <cmath>
 #include <complex>
 #include <regex>
+#include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include "audio_support.hpp"
@@ -316,6 +318,105 @@ TEST_F(DspQualityTest, StereoListenersKeepTheirInterauralDelay) {
       EXPECT_NEAR(found_s, delay_s, 2e-6) << "mode " << hz << " Hz at " << rate << " Hz";
     }
   }
+}
+
+}  // namespace
+}  // namespace emit_test
+
+namespace emit_test {
+namespace {
+
+// jass.generators.ModalModel.readModes, line by line (van den Doel's JASS): lines starting with
+// "<!" are skipped at the start; then a label line and a value line for nactive_freq, n_freq,
+// n_points, freq_scale, d_scale, a_scale; a label and n_freq frequencies, one per line; a label
+// and n_freq dampings; a label and n_points * n_freq amplitudes, point-major; END. Integers go
+// through Integer.parseInt and values through Float: a line must be one number and nothing else.
+struct SyModel {
+  int active = 0, modes = 0, points = 0;
+  double fscale = 0, dscale = 0, ascale = 0;
+  std::vector<double> f, d, a;
+};
+
+SyModel parse_sy(const std::string& text) {
+  std::vector<std::string> lines;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  size_t i = 0;
+  auto next = [&]() -> const std::string& {
+    if (i >= lines.size()) throw std::runtime_error("the file ends early, after line " + std::to_string(i));
+    return lines[i++];
+  };
+  auto label = [&](const std::string& expected) {
+    const std::string& s = next();
+    if (s != expected) throw std::runtime_error("line " + std::to_string(i) + ": '" + s + "', expected '" + expected + "'");
+  };
+  auto integer = [&]() {
+    const std::string& s = next();
+    if (!std::regex_match(s, std::regex(R"([+-]?\d+)"))) throw std::runtime_error("line " + std::to_string(i) + ": not an integer: " + s);
+    return std::stoi(s);
+  };
+  auto number = [&]() {
+    const std::string& s = next();  // Java's Float(String): a decimal or scientific number
+    if (!std::regex_match(s, std::regex(R"([+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)")))
+      throw std::runtime_error("line " + std::to_string(i) + ": not a number: " + s);
+    return std::stod(s);
+  };
+  while (i < lines.size() && lines[i].size() >= 2 && lines[i].compare(0, 2, "<!") == 0) ++i;
+  SyModel m;
+  label("nactive_freq:");
+  m.active = integer();
+  label("n_freq:");
+  m.modes = integer();
+  label("n_points:");
+  m.points = integer();
+  label("freq_scale:");
+  m.fscale = number();
+  label("d_scale:");
+  m.dscale = number();
+  label("a_scale:");
+  m.ascale = number();
+  label("frequencies:");
+  for (int n = 0; n < m.modes; ++n) m.f.push_back(number());
+  label("dampings:");
+  for (int n = 0; n < m.modes; ++n) m.d.push_back(number());
+  label("amplitudes[point][freq]:");
+  for (int k = 0; k < m.points * m.modes; ++k) m.a.push_back(number());
+  label("END");
+  if (i != lines.size()) throw std::runtime_error("text after END");
+  return m;
+}
+
+TEST_F(DspQualityTest, SyFileIsWhatJassReads) {
+  const auto r = generate(kData / "testbar.modal.json", "--no-model-json --sy t.sy");
+  ASSERT_EQ(r.status, 0) << r.output;
+  SyModel sy;
+  ASSERT_NO_THROW(sy = parse_sy(read_text(dir / "t.sy"))) << read_text(dir / "t.sy");
+  const auto model = mesh2dsp::read_modal_model(kData / "testbar.modal.json");
+  const int modes = static_cast<int>(model.modes.size()), points = static_cast<int>(model.excitations.size());
+  EXPECT_EQ(sy.active, modes);
+  EXPECT_EQ(sy.modes, modes);
+  EXPECT_EQ(sy.points, points);
+  EXPECT_EQ(sy.fscale, 1);
+  EXPECT_EQ(sy.dscale, 1);
+  EXPECT_EQ(sy.ascale, 1);
+  // JASS's mode k rings as a[p][k] sin(2 pi f t) exp(-d t): the model's displacement, whose
+  // derivative is the contact microphone's velocity response e^2 exp(-sigma t)(cos - sigma/w sin).
+  // So a[p][k] omega_d / e_pk^2 is one constant for every point and mode.
+  double ratio = 0;
+  for (int n = 0; n < modes; ++n) {
+    EXPECT_NEAR(sy.f[n], model.modes[n].frequency_hz, 1e-9 * model.modes[n].frequency_hz);
+    const double sigma = std::log(1000.0) / model.modes[n].t60_s;
+    EXPECT_NEAR(sy.d[n], sigma, 1e-9 * sigma);
+    const double wd = std::sqrt(std::pow(2 * M_PI * sy.f[n], 2) - sigma * sigma);
+    for (int k = 0; k < points; ++k) {
+      const double e = model.excitations[k].gains[n];
+      const double found = sy.a[k * modes + n] * wd / (e * e);
+      if (ratio == 0) ratio = found;
+      EXPECT_NEAR(found / ratio, 1.0, 1e-9) << "point " << k << " mode " << n;
+    }
+  }
+  // The old format (a title line, "nf (number of modes)") is what JASS cannot read.
+  EXPECT_THROW(parse_sy("bar: 2 modes\nnf (number of modes)\n2\n"), std::runtime_error);
 }
 
 }  // namespace
