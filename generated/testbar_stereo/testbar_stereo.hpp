@@ -157,6 +157,10 @@ typedef struct {
   float micro_inc[3], micro_phase[3], micro_later[3];
   float fractal_x1[1], fractal_y1[10], fractal_b[10], fractal_w[10], fractal_in_scale;
   float two_pi_over_sr, quarter_pi_over_sr, noise_scale_sr;
+  /* Values of the contact models that change only with their inputs (-1: not computed yet). */
+  float cache_hardness, cache_contact, cache_sqrt_ramp, cache_size, cache_b, cache_roughness, cache_level;
+  float cache_c[10], cache_fc, cache_r, cache_cos;
+  int cache_ramp;
   float reson_x1, reson_x2, reson_y1, reson_y2, roll_lp[2];
   TESTBAR_STEREO_ALIGN float ca[TESTBAR_STEREO_PADDED_MODES];  /* R cos(theta) */
   TESTBAR_STEREO_ALIGN float sb[TESTBAR_STEREO_PADDED_MODES];  /* R sin(theta) */
@@ -226,6 +230,7 @@ TESTBAR_STEREO_INLINE void testbar_stereo_reset(testbar_stereo_state* s) {
   for (n = 0; n < 10; ++n) s->fractal_y1[n] = 0.0f;
   s->reson_x1 = s->reson_x2 = s->reson_y1 = s->reson_y2 = 0.0f;
   s->roll_lp[0] = s->roll_lp[1] = 0.0f;
+  s->cache_hardness = s->cache_size = s->cache_roughness = s->cache_fc = -1.0f;
   s->delay_pos = 0;
   {
     int l;
@@ -362,7 +367,15 @@ TESTBAR_STEREO_INLINE float testbar_stereo_contact_force(testbar_stereo_state* s
 
   /* Impact: F = (p / T)(1 - cos(2 pi t / T)) for t < T, T = 0.2 ms 50^(1 - hardness). */
   {
-    const float contact = 0.0002f * powf(50.0f, 1.0f - s->hardness);
+    if (s->hardness != s->cache_hardness) {
+      /* Recomputed only when the input changes: the same values, far fewer transcendentals. */
+      s->cache_hardness = s->hardness;
+      s->cache_contact = 0.0002f * powf(50.0f, 1.0f - s->hardness);
+      s->cache_ramp = (int)(sr * ((1.0f - s->hardness) * 0.01f + 0.001f) + 0.5f);
+      if (s->cache_ramp < 1) s->cache_ramp = 1;
+      s->cache_sqrt_ramp = sqrtf((float)s->cache_ramp);
+    }
+    const float contact = s->cache_contact;
     phase = (float)s->since / (contact * sr);
     impact = phase < 1.0f ? s->velocity * (1.0f - cosf(two_pi * phase)) / contact : 0.0f;
   }
@@ -371,13 +384,16 @@ TESTBAR_STEREO_INLINE float testbar_stereo_contact_force(testbar_stereo_state* s
    * (same operations, same order), so both round alike: the shelving zeros sit close to 1, where
    * an ulp of difference would change a section's gain by 1e-4. */
   /* Hammer: noise burst, linear attack-release envelope, three one-pole low-passes. */
-  ramp = (int)(sr * ((1.0f - s->hardness) * 0.01f + 0.001f) + 0.5f);
-  if (ramp < 1) ramp = 1;
+  ramp = s->cache_ramp;
   s->burst_count = trig ? 2 * ramp : (s->burst_count - 1 > 0 ? s->burst_count - 1 : 0);
   since_burst = 2 * ramp - s->burst_count;
   env = s->burst_count > 0 ? (since_burst < ramp ? (float)since_burst : (float)s->burst_count) / (float)ramp : 0.0f;
-  b = expf(-1.0f * s->two_pi_over_sr * (9500.0f * (1.0f - s->size) + 500.0f));
-  s->burst_lp[0] = b * s->burst_lp[0] + s->noise_scale_sr * (s->velocity * raw * env * (1.0f - b) / sqrtf((float)ramp));
+  if (s->size != s->cache_size) {
+    s->cache_size = s->size;
+    s->cache_b = expf(-1.0f * s->two_pi_over_sr * (9500.0f * (1.0f - s->size) + 500.0f));
+  }
+  b = s->cache_b;
+  s->burst_lp[0] = b * s->burst_lp[0] + s->noise_scale_sr * (s->velocity * raw * env * (1.0f - b) / s->cache_sqrt_ramp);
   s->burst_lp[1] = b * s->burst_lp[1] + s->burst_lp[0] * (1.0f - b);
   s->burst_lp[2] = b * s->burst_lp[2] + s->burst_lp[1] * (1.0f - b);
   hammer = s->burst_lp[2];
@@ -398,12 +414,17 @@ TESTBAR_STEREO_INLINE float testbar_stereo_contact_force(testbar_stereo_state* s
   /* Scrape and roll: white noise of 1 N^2/Hz, ten octave-spaced shelving sections (pole p_k,
    * zero p_k 2^(beta/2)), a reson at 2000 Hz per m/s, quality 4. */
   {
-    const float half_beta = 0.5f * s->roughness;
-    const float zero_ratio = powf(2.0f, half_beta);
+    if (s->roughness != s->cache_roughness) {
+      const float half_beta = 0.5f * s->roughness;
+      const float zero_ratio = powf(2.0f, half_beta);
+      s->cache_roughness = s->roughness;
+      for (k = 0; k < 10; ++k) s->cache_c[k] = expf(-1.0f * s->fractal_w[k] * zero_ratio);
+      s->cache_level = powf(50.0f, half_beta);
+    }
     float x = raw, x1 = s->fractal_x1[0];
     s->fractal_x1[0] = raw;
     for (k = 0; k < 10; ++k) {
-      const float c = expf(-1.0f * s->fractal_w[k] * zero_ratio);
+      const float c = s->cache_c[k];
       /* Section 0 also scales the raw noise to 1 N^2/Hz. */
       const float g = k == 0 ? s->fractal_in_scale : 1.0f - s->fractal_b[k];
       const float out = s->fractal_b[k] * s->fractal_y1[k] + g * ((x - x1 * c) / (1.0f - c));
@@ -411,12 +432,17 @@ TESTBAR_STEREO_INLINE float testbar_stereo_contact_force(testbar_stereo_state* s
       s->fractal_y1[k] = out;
       x = out;
     }
-    fractal = x * powf(50.0f, half_beta);
+    fractal = x * s->cache_level;
   }
   fc = 2000.0f * s->speed;
   if (fc < 10.0f) fc = 10.0f;
-  r = expf(-1.0f * s->quarter_pi_over_sr * fc);
-  y = r * (2.0f * s->reson_y1 * cosf(s->two_pi_over_sr * fc) - r * s->reson_y2) + 0.5f * (fractal - s->reson_x2) * (1.0f - r * r);
+  if (fc != s->cache_fc) {
+    s->cache_fc = fc;
+    s->cache_r = expf(-1.0f * s->quarter_pi_over_sr * fc);
+    s->cache_cos = cosf(s->two_pi_over_sr * fc);
+  }
+  r = s->cache_r;
+  y = r * (2.0f * s->reson_y1 * s->cache_cos - r * s->reson_y2) + 0.5f * (fractal - s->reson_x2) * (1.0f - r * r);
   s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
   s->reson_y2 = s->reson_y1; s->reson_y1 = y;
   /* 89.44 N per N of friction force: the level calibration of the Faust profileLevel. */
