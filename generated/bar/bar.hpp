@@ -126,7 +126,7 @@ static const float bar_pickup[1] = {
 };
 
 /* Each output's delay behind the nearest listener (s): the interaural delay. */
-static const float bar_delay_s[BAR_OUTPUTS] = { 0.0 };
+static const float bar_delay_s[BAR_OUTPUTS] = { 0.0f };
 #define BAR_DELAY_RING 8
 
 typedef struct {

@@ -126,7 +126,7 @@ static const float bell_pickup[1] = {
 };
 
 /* Each output's delay behind the nearest listener (s): the interaural delay. */
-static const float bell_delay_s[BELL_OUTPUTS] = { 0.0 };
+static const float bell_delay_s[BELL_OUTPUTS] = { 0.0f };
 #define BELL_DELAY_RING 8
 
 typedef struct {

@@ -126,7 +126,7 @@ static const float bowl_pickup[1] = {
 };
 
 /* Each output's delay behind the nearest listener (s): the interaural delay. */
-static const float bowl_delay_s[BOWL_OUTPUTS] = { 0.0 };
+static const float bowl_delay_s[BOWL_OUTPUTS] = { 0.0f };
 #define BOWL_DELAY_RING 8
 
 typedef struct {

@@ -126,7 +126,7 @@ static const float cantilever_pickup[1] = {
 };
 
 /* Each output's delay behind the nearest listener (s): the interaural delay. */
-static const float cantilever_delay_s[CANTILEVER_OUTPUTS] = { 0.0 };
+static const float cantilever_delay_s[CANTILEVER_OUTPUTS] = { 0.0f };
 #define CANTILEVER_DELAY_RING 8
 
 typedef struct {

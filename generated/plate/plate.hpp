@@ -126,7 +126,7 @@ static const float plate_pickup[1] = {
 };
 
 /* Each output's delay behind the nearest listener (s): the interaural delay. */
-static const float plate_delay_s[PLATE_OUTPUTS] = { 0.0 };
+static const float plate_delay_s[PLATE_OUTPUTS] = { 0.0f };
 #define PLATE_DELAY_RING 8
 
 typedef struct {

@@ -126,7 +126,7 @@ static const float sphere_pickup[1] = {
 };
 
 /* Each output's delay behind the nearest listener (s): the interaural delay. */
-static const float sphere_delay_s[SPHERE_OUTPUTS] = { 0.0 };
+static const float sphere_delay_s[SPHERE_OUTPUTS] = { 0.0f };
 #define SPHERE_DELAY_RING 8
 
 typedef struct {

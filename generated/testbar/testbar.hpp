@@ -126,7 +126,7 @@ static const float testbar_pickup[1] = {
 };
 
 /* Each output's delay behind the nearest listener (s): the interaural delay. */
-static const float testbar_delay_s[TESTBAR_OUTPUTS] = { 0.0 };
+static const float testbar_delay_s[TESTBAR_OUTPUTS] = { 0.0f };
 #define TESTBAR_DELAY_RING 8
 
 typedef struct {

@@ -126,7 +126,7 @@ static const float testbar_stereo_pickup[16] = {
 };
 
 /* Each output's delay behind the nearest listener (s): the interaural delay. */
-static const float testbar_stereo_delay_s[TESTBAR_STEREO_OUTPUTS] = { 0.0, 0.0001123 };
+static const float testbar_stereo_delay_s[TESTBAR_STEREO_OUTPUTS] = { 0.0f, 0.0001123f };
 #define TESTBAR_STEREO_DELAY_RING 32
 
 typedef struct {

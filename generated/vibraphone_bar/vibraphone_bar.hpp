@@ -126,7 +126,7 @@ static const float vibraphone_bar_pickup[1] = {
 };
 
 /* Each output's delay behind the nearest listener (s): the interaural delay. */
-static const float vibraphone_bar_delay_s[VIBRAPHONE_BAR_OUTPUTS] = { 0.0 };
+static const float vibraphone_bar_delay_s[VIBRAPHONE_BAR_OUTPUTS] = { 0.0f };
 #define VIBRAPHONE_BAR_DELAY_RING 8
 
 typedef struct {

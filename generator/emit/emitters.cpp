@@ -96,6 +96,9 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
   const double longest = *std::max_element(m.delay_s.begin(), m.delay_s.end());
   d.set("has_delays", longest > 0);
   d.set("output_delays", fmt::format("{}", fmt::join(floats(m.delay_s), ", ")));
+  std::vector<std::string> c_delays;
+  for (double v : m.delay_s) c_delays.push_back(c_float_literal(v));
+  d.set("output_delays_c", fmt::format("{}", fmt::join(c_delays, ", ")));
   // Ring size for the longest delay at 192 kHz plus the 4 taps, a power of two.
   int ring = 8;
   while (ring < longest * 192000 + 8) ring *= 2;

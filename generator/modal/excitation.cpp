@@ -57,33 +57,8 @@ int nearest_surface_vertex(const TetMesh& mesh, const std::vector<bool>& surface
 
 }  // namespace
 
-Eigen::MatrixXd angle_weighted_normals(const TetMesh& mesh) {
-  // Thürmer & Wüthrich, "Computing Vertex Normals from Polygonal Facets" (1998): each face's
-  // normal weighted by its interior angle at the vertex, so splitting a face into more triangles
-  // does not change the result (the area weighting makes a box corner's normal depend on how
-  // its three faces happen to be triangulated).
-  const auto& V = mesh.vertices;
-  const auto& F = mesh.surface_faces;
-  Eigen::MatrixXd N = Eigen::MatrixXd::Zero(V.rows(), 3);
-  for (Eigen::Index f = 0; f < F.rows(); ++f) {
-    const Eigen::Vector3d p[3] = {V.row(F(f, 0)), V.row(F(f, 1)), V.row(F(f, 2))};
-    const Eigen::Vector3d n = (p[1] - p[0]).cross(p[2] - p[0]);
-    if (!(n.norm() > 0)) continue;
-    for (int k = 0; k < 3; ++k) {
-      const Eigen::Vector3d a = p[(k + 1) % 3] - p[k], b = p[(k + 2) % 3] - p[k];
-      const double angle = std::atan2(a.cross(b).norm(), a.dot(b));
-      N.row(F(f, k)) += angle * n.normalized().transpose();
-    }
-  }
-  for (Eigen::Index i = 0; i < N.rows(); ++i) {
-    const double len = N.row(i).norm();
-    if (len > 0) N.row(i) /= len;
-  }
-  return N;
-}
-
 std::vector<bool> smooth_surface_vertices(const TetMesh& mesh, double max_angle_rad) {
-  const Eigen::MatrixXd normals = angle_weighted_normals(mesh);
+  const Eigen::MatrixXd normals = vertex_normals(SurfaceMesh{mesh.vertices, mesh.surface_faces});
   std::vector<bool> smooth = on_surface(mesh);
   const double min_cos = std::cos(max_angle_rad);
   const auto& V = mesh.vertices;
@@ -183,7 +158,7 @@ std::vector<int> select_excitation_vertices(const std::string& spec, const TetMe
 std::vector<ModalExcitation> excitation_gains(const std::vector<int>& vertices, const TetMesh& mesh,
                                               const Eigen::MatrixXd& shapes,
                                               const std::string& normalization) {
-  const Eigen::MatrixXd normals = angle_weighted_normals(mesh);
+  const Eigen::MatrixXd normals = vertex_normals(SurfaceMesh{mesh.vertices, mesh.surface_faces});
   std::vector<ModalExcitation> out;
   for (int v : vertices) {
     ModalExcitation e;

@@ -21,16 +21,12 @@ std::vector<int> select_excitation_vertices(const std::string& spec, const TetMe
 // corners) when there are at least `count` of them.
 std::vector<int> farthest_point_samples(const TetMesh& mesh, int count);
 
-// Unit outward normals of the surface vertices, each face's normal weighted by its angle at the
-// vertex (independent of how a flat region is triangulated); zero rows off the surface.
-Eigen::MatrixXd angle_weighted_normals(const TetMesh& mesh);
-
 // True for surface vertices whose incident faces all lie within max_angle_rad of the vertex's
-// angle-weighted normal.
+// (angle-weighted) normal.
 std::vector<bool> smooth_surface_vertices(const TetMesh& mesh, double max_angle_rad);
 
 // One excitation per vertex with gains from the shapes (3N × modes over all nodes; corner
-// node i is mesh vertex i), struck along the angle-weighted normal. `normalization`: "physical" keeps φ·d as it is; "per-point"
+// node i is mesh vertex i), struck along the angle-weighted normal (vertex_normals). `normalization`: "physical" keeps φ·d as it is; "per-point"
 // scales each point's gains so the largest magnitude is 1 (Mesh2Faust's practice).
 std::vector<ModalExcitation> excitation_gains(const std::vector<int>& vertices, const TetMesh& mesh,
                                               const Eigen::MatrixXd& shapes,
