@@ -7,21 +7,24 @@
 #   scripts/regenerate.sh --check         emit from the checked-in models into a scratch directory
 #                                         and diff with generated/ (fast; what the test runs)
 #   scripts/regenerate.sh --check --full  the same, but re-analysing every mesh too
+#   scripts/regenerate.sh --emit          emit from the checked-in models into generated/ (after
+#                                         an emitter or template change: no re-analysis)
 #
 # MESH2DSP: the binary to use (default build/generator/cli/mesh2dsp).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"  # relative paths only: nothing machine-specific may end up in generated/
 bin=${MESH2DSP:-$root/build/generator/cli/mesh2dsp}
-check=0 full=0
+check=0 full=0 emit_only=0
 for arg in "$@"; do
   case $arg in
     --check) check=1 ;;
     --full) full=1 ;;
-    *) echo "usage: $0 [--check [--full]]" >&2; exit 2 ;;
+    --emit) emit_only=1 ;;
+    *) echo "usage: $0 [--check [--full] | --emit]" >&2; exit 2 ;;
   esac
 done
-[ $check -eq 1 ] || full=1
+[ $check -eq 1 ] || [ $emit_only -eq 1 ] || full=1
 [ -x "$bin" ] || { echo "regenerate: $bin not built (set MESH2DSP or build first)" >&2; exit 1; }
 
 # Analysis settings per bundled mesh (into the array `args`).

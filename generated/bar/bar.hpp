@@ -6,26 +6,37 @@
  * Dependency-free (only <math.h>, for the coefficients), no heap, no exceptions, no RTTI, float.
  * The same text compiles as C99/C11 (functions bar_*) and as C++ (class
  * mesh2dsp_models::Bar at the end), so one header serves C-only embedded toolchains
- * and C++ hosts alike. It is the same filter as bar.dsp (resonator "reson"): fed the same
- * input at the same sample rate the two agree to float precision.
+ * and C++ hosts alike. It is the same instrument as bar.dsp (resonator "reson"), sample
+ * for sample: the same held and smoothed controls, the same contact models all running at once,
+ * strikes and parameter changes at the sample where they happen. Fed the same events at the
+ * same rate the two agree within 1e-4 of the peak (single-precision rounding in a different
+ * order); a randomized differential test checks it.
  *
  * Use (C++):
- *   mesh2dsp_models::Bar model;      // ~27 KiB of state: make it static or a member
+ *   mesh2dsp_models::Bar model;      // ~11 KiB of state: make it static or a member
  *   model.prepare(48000.0f);                    // coefficients from the sample rate, never baked
- *   model.strike(0.0f, 1.0f);                   // excitation point 0, unit momentum
- *   model.process(nullptr, out, 256);           // nullptr: no external force input
+ *   model.strike(0.0f, 1.0f);                   // excitation point 0, a momentum of 1 N s
+ *   model.process(nullptr, out, 256);           // nullptr: no live input
  * Use (C): bar_state s; bar_prepare(&s, 48000.0f); bar_strike_at(&s, 0.0f, 1.0f);
  *          float* outs[BAR_OUTPUTS] = {out}; bar_process(&s, NULL, outs, 256);
+ * As an effect (audio in = force): set_excitation(BAR_EXCITE_INPUT) and set_input_gain(newtons
+ * of a full-scale sample); the input is read only by that contact model.
  *
- * The model (van den Doel & Pai, "Modal Synthesis for Vibrating Objects", seed 003): mode n is a
- * reson, eq. 6, with R = exp(-sigma_n/SR) and theta = omega_d,n/SR. Its input is the force on the
- * object as the momentum (N s) delivered in each sample; its output is the surface velocity,
- * whose continuous impulse response exp(-sigma t)(cos(omega_d t) - sigma/omega_d sin(omega_d t))
- * the filter reproduces exactly at the sampling instants (impulse invariance): the all-pole part
- * is eq. 6, the one-zero numerator 1 + b1 z^-1 turns its sine response into the velocity.
- * Output the surface velocity at the struck point along the strike direction (contact microphone). Every gain carries the overall normalisation
- * 0.1623752282941231 (1 / the largest sum of |gains| over points and outputs), so a unit-momentum
- * strike starts at most at 1. Modes at or above Nyquist are switched off at prepare.
+ * The model: mode n's velocity response to a unit momentum is
+ * exp(-sigma t)(cos(omega_d t) - sigma/omega_d sin(omega_d t)), reproduced exactly at the
+ * sampling instants (impulse invariance) with the poles R exp(+-i theta), R = exp(-sigma/SR),
+ * theta = omega_d/SR of van den Doel & Pai, "Modal Synthesis for Vibrating Objects" (2003),
+ * eq. 6, but as a coupled-form (rotation) recursion: its coefficients R cos(theta) and
+ * R sin(theta) keep the pitch of low modes exact in single precision (the direct form's
+ * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
+ * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
+ * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
+ * Levels: every gain carries the normalisation 0.1623752282941231 (1 / the largest sum of |gains|
+ * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
+ * by the gain (default 0.5) and the level BAR_LEVEL, chosen so a default strike
+ * (point 1, the loudest, hardness 0.8) peaks near -6 dBFS and the same strike at
+ * hardness 1 below -1 dBFS. For physical units call set_level(BAR_PHYSICAL_SCALE) and set_gain(1):
+ * the output is then the surface velocity in m/s. Modes at or above Nyquist are switched off at prepare.
  *
  * State is laid out as structure-of-arrays, BAR_LANES modes side by side, so the compiler
  * vectorises across modes (build with -O3 -ffp-contract=fast and your target's SIMD flags).
@@ -42,6 +53,11 @@
 #define BAR_OUTPUTS 1
 #define BAR_FUNDAMENTAL_HZ 1135.4401
 #define BAR_TRIANGLES 12
+/* 1: one output, the contact microphone (the pickup is the excitation point itself). */
+#define BAR_CONTACT_MIC 1
+/* The default output level, and the level that makes the output the surface velocity in m/s. */
+#define BAR_LEVEL 4.754549f
+#define BAR_PHYSICAL_SCALE 6.158575f
 /* Modes computed side by side: 32 lets GCC vectorise the mode loops on SSE/AVX/AVX-512/NEON
  * hosts (at 16 it unrolls them into scalar code instead); 1 suits a Cortex-M4F (no SIMD). */
 #ifndef BAR_LANES
@@ -67,48 +83,63 @@
 #define BAR_INLINE static inline
 #endif
 
-/* Frequency of mode n over the fundamental's. */
-static const float bar_frequency_ratio[BAR_MODES] = {
-1.0f, 1.4721826f, 2.6837237f, 3.8359377f, 3.9443715f, 5.0747576f, 7.0116386f, 7.4053655f, 7.897158f, 8.032974f, 10.723028f, 11.436642f, 11.8602f, 14.780907f, 14.7879f, 15.179101f, 15.834484f
+/* Angular frequency of mode n over the fundamental's frequency: 2 pi f_n / f_0. */
+static const float bar_omega_ratio[BAR_MODES] = {
+6.2831855f, 9.249996f, 16.862333f, 24.101908f, 24.783218f, 31.885641f, 44.055428f, 46.529285f, 49.61931f, 50.472664f, 67.37477f, 71.858536f, 74.51984f, 92.87118f, 92.915115f, 95.3731f, 99.491f
 };
 /* Decay rate sigma_n = xi_n omega_n (1/s): the amplitude envelope is exp(-sigma_n t). */
 static const float bar_decay_per_s[BAR_MODES] = {
 3.263448f, 4.1546373f, 7.9986362f, 13.733692f, 14.377774f, 22.161198f, 40.03345f, 44.367058f, 50.112514f, 51.764282f, 90.28378f, 102.35652f, 109.8899f, 169.29443f, 169.4523f, 178.40228f, 193.91998f
 };
-/* Contact models (the Faust m2dExcite environment, templates/faust/excitations.lib.mustache):
- * bar_set_excitation takes one of these. The Faust menu lists only the models compiled in
- * with generate --excitation, in this order. */
-#define BAR_EXCITE_IMPACT 0 /* seed 003 eq. 7 raised cosine */
-#define BAR_EXCITE_HAMMER 1 /* seed 004 3.3 noise burst, attack-release, low-pass */
-#define BAR_EXCITE_MICRO 2  /* seed 002 impact + micro-collision impulse trains */
-#define BAR_EXCITE_SCRAPE 3 /* seed 002 fractal noise through a speed-tuned reson */
-#define BAR_EXCITE_ROLL 4   /* seed 002 scrape + size low-pass */
-#define BAR_EXCITE_INPUT 5  /* seed 003 3.4 the input signal is the force */
+/* Their squares, as the Faust program has them (so both compute bit-identical coefficients). */
+static const float bar_omega_ratio2[BAR_MODES] = {
+39.478416f, 85.56243f, 284.3383f, 580.9019f, 614.2079f, 1016.6941f, 1940.8805f, 2164.9744f, 2462.076f, 2547.49f, 4539.36f, 5163.65f, 5553.2056f, 8625.055f, 8633.219f, 9096.028f, 9898.459f
+};
+static const float bar_decay2[BAR_MODES] = {
+10.650092f, 17.261011f, 63.978184f, 188.61429f, 206.72038f, 491.11868f, 1602.6771f, 1968.4357f, 2511.264f, 2679.541f, 8151.162f, 10476.858f, 12075.79f, 28660.605f, 28714.084f, 31827.375f, 37604.96f
+};
+/* Contact models (the Faust program's m2dExcite environment): bar_set_excitation takes one
+ * of these. The Faust menu lists only the models compiled in with generate --excitation, in
+ * this order. All of them run every sample; the selection picks one output. */
+#define BAR_EXCITE_IMPACT 0 /* van den Doel & Pai 2003, eq. 7: raised cosine */
+#define BAR_EXCITE_HAMMER 1 /* Hiner 2024 (Mesh2Faust's hammer): noise burst, low-pass */
+#define BAR_EXCITE_MICRO 2  /* FoleyAutomatic 2001: impact + micro-collision trains */
+#define BAR_EXCITE_SCRAPE 3 /* FoleyAutomatic 2001: fractal noise, speed-tuned reson */
+#define BAR_EXCITE_ROLL 4   /* FoleyAutomatic 2001: scrape + size low-pass */
+#define BAR_EXCITE_INPUT 5  /* van den Doel & Pai 2003, 3.4: the input is the force */
 /* Frequency ratios of the three dominant modes (largest gain at point 0): the micro-collision
  * impulse trains. */
 static const float bar_micro_ratio[3] = { 1.0f, 1.4721826f, 2.6837237f };
 
 /* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
- * triangle and barycentric weights (u, v) toward its second and third point (seed 003 2.3). */
+ * triangle and barycentric weights (u, v) toward its second and third point. */
 static const int bar_triangle[12][3] = { {0, 2, 3}, {0, 6, 2}, {0, 3, 7}, {0, 7, 6}, {1, 3, 2}, {1, 2, 4}, {1, 5, 3}, {1, 4, 5}, {2, 6, 4}, {3, 5, 7}, {4, 7, 5}, {4, 6, 7} };
 
-/* Normalised gain of mode n at output l for excitation point k: [(l * POINTS + k) * MODES + n]. */
-static const float bar_gain[BAR_OUTPUTS * BAR_POINTS * BAR_MODES] = {
-0.107289255f, 0.08689912f, 0.07953658f, 0.05224777f, 0.017672451f, 0.05725748f, 0.02934485f, 0.07600263f, 0.017511683f, 0.03963765f, 0.01459478f, 0.026607307f, 0.017036982f, 0.005735499f, 0.07420161f, 0.016811367f, 0.0166023f, 0.05364994f, 0.2288819f, 0.03979569f, 0.17739637f, 0.008894676f, 0.028736422f, 0.13629015f, 0.038001824f, 0.008877251f, 0.020127667f, 0.103654824f, 0.013533997f, 0.00903875f, 0.077913694f, 0.03722129f, 0.008872033f, 0.009113528f, 0.08196794f, 0.07937777f, 2.1609967e-10f, 1.3112515e-10f, 2.1299583e-08f, 0.10465123f, 0.098561764f, 0.00066728384f, 0.026760448f, 8.1782474e-08f, 2.5270402e-10f, 0.09112863f, 1.0483951e-06f, 0.08250844f, 1.4969346e-07f, 2.2159851e-07f, 0.02729762f, 0.0004220399f, 5.3827644e-05f, 0.100121625f, 0.020916516f, 0.09400822f, 0.14496818f, 0.027491726f, 0.00023384039f, 0.0018754269f, 0.051038485f, 0.0083755925f, 0.0027530168f, 0.059805732f, 0.00063940405f, 0.002105488f, 0.09171453f, 0.16601396f, 0.00023225175f, 0.00018336141f, 0.06028772f, 0.056553476f, 0.014647302f, 0.08539056f, 0.077672705f, 0.00029877786f, 0.00030418733f, 0.029146504f, 0.02543708f, 0.0015718817f, 0.009315081f, 0.0018057331f, 0.002705736f, 0.04964874f, 0.026043927f, 8.590661e-14f, 0.08962357f, 1.2174754e-12f, 0.1459261f, 5.9405235e-08f, 2.68537e-10f, 0.0033418552f, 0.00040270793f, 6.402244e-10f, 3.3974148e-10f, 0.18179342f, 6.8363444e-09f, 1.06549605e-08f, 0.086511865f, 0.0010792436f, 9.396388e-10f, 9.586933e-09f, 0.03021709f, 0.029033126f, 0.09019257f, 0.08535718f, 0.0066147354f, 0.005604559f, 0.004904289f, 0.000500598f, 0.0066274498f, 0.05014988f, 0.046799242f, 0.08578061f, 0.027266074f, 0.07923531f, 0.0020151746f, 0.005764773f, 0.0067045325f, 0.10453085f, 0.025868338f, 0.018441696f, 0.0048914165f, 0.15379614f, 0.0007842248f, 6.487261e-06f, 4.987049e-05f, 0.111442015f, 0.027109448f, 0.0033144965f, 0.072285846f, 0.058374826f, 0.008734823f, 0.0007279134f, 0.11036593f, 0.015454988f
+/* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
+static const float bar_excite[BAR_POINTS * BAR_MODES] = {
+0.32755038f, 0.29478657f, 0.2820223f, -0.22857772f, -0.13293777f, 0.23928535f, 0.17130339f, -0.27568573f, 0.13233171f, -0.19909206f, -0.12080886f, 0.16311747f, -0.13052578f, -0.07573307f, -0.27239972f, -0.12965865f, 0.12884991f, -0.23162456f, -0.47841603f, 0.19948857f, -0.42118448f, -0.094311595f, -0.1695182f, -0.36917496f, -0.19494057f, -0.09421916f, -0.141872f, -0.3219547f, -0.116335705f, -0.095072344f, 0.27913025f, 0.1929282f, -0.09419147f, -0.0954648f, 0.28630045f, -0.2817406f, -1.4700328e-05f, 1.14509885e-05f, -0.00014594376f, -0.32349843f, 0.31394547f, 0.025831837f, 0.16358621f, 0.00028597636f, -1.5896667e-05f, 0.3018752f, 0.0010239116f, 0.28724283f, 0.0003869024f, 0.0004707425f, -0.16521992f, 0.02054361f, 0.0073367325f, 0.31642002f, -0.14462544f, -0.3066076f, 0.38074687f, 0.1658063f, 0.015291841f, 0.043306198f, -0.22591698f, -0.09151826f, -0.052469198f, 0.2445521f, 0.02528644f, 0.045885596f, 0.30284408f, -0.4074481f, -0.015239808f, -0.013541101f, 0.24553558f, -0.23780975f, 0.12102604f, -0.29221663f, -0.27869824f, 0.017285192f, 0.017440967f, -0.17072347f, -0.15949006f, 0.039646965f, -0.09651467f, -0.042493917f, -0.05201669f, 0.22281997f, -0.1613813f, -2.9309828e-07f, 0.29937196f, -1.1033927e-06f, 0.38200277f, 0.00024373189f, 1.63871e-05f, -0.057808783f, 0.020067584f, 2.5302656e-05f, 1.8432078e-05f, -0.4263724f, 8.2682185e-05f, 0.00010322287f, 0.294129f, -0.032851845f, -3.065353e-05f, -9.791288e-05f, -0.17383063f, -0.1703911f, -0.30032077f, 0.29215953f, -0.08133102f, -0.074863605f, -0.07003063f, 0.022374047f, -0.08140915f, -0.22394168f, -0.21633132f, 0.29288328f, 0.16512442f, -0.28148767f, 0.044890698f, -0.0759261f, -0.08188121f, 0.3233123f, -0.16083637f, 0.13580021f, 0.06993867f, 0.3921685f, -0.028004015f, 0.0025470103f, 0.0070619043f, -0.3338293f, 0.16464947f, -0.057571664f, -0.26886028f, 0.24160883f, -0.09346028f, 0.02697987f, 0.33221367f, -0.12431809f
+};
+/* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
+ * whose pickup is the interpolated shape at the contact). */
+static const float bar_pickup[1] = {
+0.0f
 };
 
+/* Each output's delay behind the nearest listener (s): the interaural delay. */
+static const float bar_delay_s[BAR_OUTPUTS] = { 0.0f };
+#define BAR_DELAY_RING 8
+
 typedef struct {
-  float sample_rate_hz;
-  /* Held per strike, like the Faust instrument's ba.sAndH(gate): set by the setters, taken over
-   * at the next strike (or by bar_apply for effect use), because changing them while the
-   * object rings would click. */
+  float sample_rate_hz, inv_sample_rate;
+  /* Latched at the strike, like the Faust instrument's ba.sAndH(rise(gate)): set by the setters,
+   * taken over at the next strike (or by bar_apply for effect use), because changing them
+   * while the object rings would click. */
   float fundamental_hz, t60_scale, hardness, point;
   float next_fundamental_hz, next_t60_scale, next_hardness, next_point;
   /* Continuous controls, smoothed by a 10 ms one-pole (Faust si.smooth(ba.tau2pole(0.01))). */
-  float glide_target, glide, gain_target, gain, smooth_pole;
-  /* The raised-cosine hammer (seed 003 eq. 7). */
-  int strike_pending, hammer_count, hammer_length;
-  float strike_velocity, hammer_velocity;
+  float glide_target, glide, gain_target, gain, smooth_pole, level;
+  int strike_pending;
+  float strike_velocity;
   int loaded_point; /* the points (key (a P + b) P + c) whose gains are loaded; -1: none */
   /* Moving contact: on, triangle, smoothed barycentric weights. */
   int contact_on, contact_triangle;
@@ -119,78 +150,103 @@ typedef struct {
   float size_target, size, speed_target, speed, force_target, contact_force;
   float roughness_target, roughness, friction_target, friction, input_gain_target, input_gain;
   unsigned int noise;  /* no.noise's LCG: r = 1103515245 r + 12345 (mod 2^32), seed 0 */
-  int burst_count, burst_ramp;       /* hammer envelope */
-  float burst_lp[3];                 /* hammer low-pass */
-  int micro_count, micro_burst, micro_period[3], micro_phase[3];
-  float fractal_x1[10], fractal_y1[10], fractal_b[10], fractal_corner[10];
+  int since;           /* samples since the strike (saturating) */
+  float velocity;      /* the strike's momentum (N s) */
+  int burst_count;     /* hammer envelope */
+  float burst_lp[3];   /* hammer low-pass */
+  float micro_inc[3], micro_phase[3], micro_later[3];
+  float fractal_x1[1], fractal_y1[10], fractal_b[10], fractal_w[10], fractal_in_scale;
+  float two_pi_over_sr, quarter_pi_over_sr, noise_scale_sr;
+  /* Values of the contact models that change only with their inputs (-1: not computed yet). */
+  float cache_hardness, cache_contact, cache_sqrt_ramp, cache_size, cache_b, cache_roughness, cache_level;
+  float cache_c[10], cache_fc, cache_r, cache_cos;
+  int cache_ramp;
   float reson_x1, reson_x2, reson_y1, reson_y2, roll_lp[2];
-  BAR_ALIGN float c1[BAR_PADDED_MODES];  /* 2 R cos(theta) */
-  BAR_ALIGN float c2[BAR_PADDED_MODES];  /* R^2 */
-  BAR_ALIGN float b1[BAR_PADDED_MODES];  /* numerator: velocity from eq. 6's state */
+  BAR_ALIGN float ca[BAR_PADDED_MODES];  /* R cos(theta) */
+  BAR_ALIGN float sb[BAR_PADDED_MODES];  /* R sin(theta) */
+  BAR_ALIGN float kv[BAR_PADDED_MODES];  /* sigma / omega_d: velocity = re - kv im */
   BAR_ALIGN float on[BAR_PADDED_MODES];  /* 0 above Nyquist */
-  BAR_ALIGN float y1[BAR_PADDED_MODES];  /* y[m-1] */
-  BAR_ALIGN float y2[BAR_PADDED_MODES];  /* y[m-2] */
-  BAR_ALIGN float gain_a[BAR_OUTPUTS][BAR_PADDED_MODES]; /* point kA, times on */
-  BAR_ALIGN float gain_b[BAR_OUTPUTS][BAR_PADDED_MODES]; /* point kB, times on */
-  BAR_ALIGN float gain_c[BAR_OUTPUTS][BAR_PADDED_MODES]; /* point kC, times on */
-  BAR_ALIGN float force[BAR_BLOCK];
+  BAR_ALIGN float re[BAR_PADDED_MODES];
+  BAR_ALIGN float im[BAR_PADDED_MODES];
+  BAR_ALIGN float shape_a[BAR_PADDED_MODES]; /* shape at point A, times on */
+  BAR_ALIGN float shape_b[BAR_PADDED_MODES];
+  BAR_ALIGN float shape_c[BAR_PADDED_MODES];
+  BAR_ALIGN float pickup[BAR_OUTPUTS][BAR_PADDED_MODES];
+  BAR_ALIGN float gain_a[BAR_OUTPUTS][BAR_PADDED_MODES]; /* at point A alone */
+  BAR_ALIGN float force[BAR_BLOCK];     /* momentum of each sample (N s) */
   BAR_ALIGN float weight[BAR_BLOCK];    /* of point B */
   BAR_ALIGN float weight_c[BAR_BLOCK];  /* of point C */
   BAR_ALIGN float out_gain[BAR_BLOCK];
   int point_a[BAR_BLOCK];
-  BAR_ALIGN float acc[BAR_OUTPUTS][3][BAR_BLOCK][BAR_LANES];
+  /* Fractional output delays (cubic Lagrange over taps k0 .. k0 + 3), their ring buffers. */
+  int delay_k0[BAR_OUTPUTS], delay_pos;
+  float delay_h[BAR_OUTPUTS][4];
+  float delay_ring[BAR_OUTPUTS][BAR_DELAY_RING];
+  BAR_ALIGN float acc[BAR_OUTPUTS][BAR_BLOCK][BAR_LANES];
 } bar_state;
 
-/* Resonator coefficients for the held fundamental and T60 scale at the prepared rate. */
+/* Resonator coefficients for the held fundamental and T60 scale at the prepared rate, computed
+ * with the same single-precision operations as the Faust program (so both ring at exactly the
+ * same pitch), and the micro-collision trains' phase increments. */
 BAR_INLINE void bar_compute_coefficients(bar_state* s) {
   const float sr = s->sample_rate_hz;
-  const float inv_sr = 1.0f / sr;
   int n;
   for (n = 0; n < BAR_PADDED_MODES; ++n) {
-    s->c1[n] = 0.0f; s->c2[n] = 0.0f; s->b1[n] = 0.0f; s->on[n] = 0.0f;
+    s->ca[n] = 0.0f; s->sb[n] = 0.0f; s->kv[n] = 0.0f; s->on[n] = 0.0f;
   }
   for (n = 0; n < BAR_MODES; ++n) {
-    const float f = s->fundamental_hz * bar_frequency_ratio[n];
-    const float sigma = bar_decay_per_s[n] / s->t60_scale;
-    const float w0 = 6.28318530717958647692f * f;
-    const float wd2 = w0 * w0 - sigma * sigma;
-    const float wd = sqrtf(wd2 > 0.0f ? wd2 : 0.0f);  /* damped angular frequency */
-    const float r = expf(-(sigma * inv_sr));
-    const float theta = wd * inv_sr;
-    const float cos_theta = cosf(theta);
-    s->c1[n] = 2.0f * r * cos_theta;
-    s->c2[n] = r * r;
-    s->b1[n] = -(r * (cos_theta + sigma / (wd > 1e-9f ? wd : 1e-9f) * sinf(theta)));
-    s->on[n] = (f < 0.5f * sr && wd > 0.0f) ? 1.0f : 0.0f;
+    /* The Faust compiler's normal form of the same expressions, operation for operation. */
+    const float f = s->fundamental_hz, t = s->t60_scale;
+    const float wd2 = bar_omega_ratio2[n] * (f * f) - bar_decay2[n] / (t * t);
+    const float wd = sqrtf(0.0f < wd2 ? wd2 : 0.0f);  /* damped angular frequency */
+    const float theta = s->inv_sample_rate * wd;
+    const float r = expf(-1.0f * (bar_decay_per_s[n] / sr / t));
+    const float ca = r * cosf(theta), sb = r * sinf(theta);
+    s->ca[n] = -1.0f < ca ? ca : -1.0f;
+    s->sb[n] = -1.0f < sb ? sb : -1.0f;
+    s->kv[n] = bar_decay_per_s[n] / t / (wd > 1e-9f ? wd : 1e-9f);
+    s->on[n] = (bar_omega_ratio[n] * f < 3.14159265358979323846f * sr && wd > 0.0f) ? 1.0f : 0.0f;
   }
+  for (n = 0; n < 3; ++n) s->micro_inc[n] = bar_micro_ratio[n] / sr * s->fundamental_hz;
   s->loaded_point = -1;
 }
 
-/* Clears every resonator, the hammer and the smoothers: silence. */
+/* Clears every resonator, the contact models and the smoothers: silence. */
 BAR_INLINE void bar_reset(bar_state* s) {
   int n;
-  for (n = 0; n < BAR_PADDED_MODES; ++n) { s->y1[n] = 0.0f; s->y2[n] = 0.0f; }
+  for (n = 0; n < BAR_PADDED_MODES; ++n) { s->re[n] = 0.0f; s->im[n] = 0.0f; }
   s->glide = 0.0f;
   s->gain = 0.0f;
   s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
-  s->hammer_count = 0;
-  s->hammer_length = 1;
-  s->hammer_velocity = 0.0f;
   s->first_sample = 1;
   s->size = s->speed = s->contact_force = s->roughness = s->friction = s->input_gain = 0.0f;
   s->noise = 0u;
-  s->burst_count = 0; s->burst_ramp = 1;
-  s->micro_count = 0; s->micro_burst = 1;
-  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0; s->micro_period[n] = 1; }
-  for (n = 0; n < 10; ++n) s->fractal_x1[n] = s->fractal_y1[n] = 0.0f;
+  s->since = 0;
+  s->velocity = 0.0f;
+  s->burst_count = 0;
+  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0.0f; s->micro_later[n] = 0.0f; }
+  s->fractal_x1[0] = 0.0f;
+  for (n = 0; n < 10; ++n) s->fractal_y1[n] = 0.0f;
   s->reson_x1 = s->reson_x2 = s->reson_y1 = s->reson_y2 = 0.0f;
   s->roll_lp[0] = s->roll_lp[1] = 0.0f;
+  s->cache_hardness = s->cache_size = s->cache_roughness = s->cache_fc = -1.0f;
+  s->delay_pos = 0;
+  {
+    int l;
+    for (l = 0; l < BAR_OUTPUTS; ++l)
+      for (n = 0; n < BAR_DELAY_RING; ++n) s->delay_ring[l][n] = 0.0f;
+  }
+}
+
+/* True when taking over the held parameters now would change the resonator coefficients. */
+BAR_INLINE int bar_retunes(const bar_state* s) {
+  return s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
 }
 
 /* Takes over the held parameters (fundamental, T60 scale, hardness, excitation point) now. */
 BAR_INLINE void bar_apply(bar_state* s) {
-  const int changed = s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
+  const int changed = bar_retunes(s);
   s->fundamental_hz = s->next_fundamental_hz;
   s->t60_scale = s->next_t60_scale;
   s->hardness = s->next_hardness;
@@ -201,28 +257,51 @@ BAR_INLINE void bar_apply(bar_state* s) {
 /* Sets the sample rate, the default parameters, and silence. */
 BAR_INLINE void bar_prepare(bar_state* s, float sample_rate_hz) {
   s->sample_rate_hz = sample_rate_hz;
+  s->inv_sample_rate = 1.0f / sample_rate_hz;
   s->fundamental_hz = s->next_fundamental_hz = BAR_FUNDAMENTAL_HZ;
   s->t60_scale = s->next_t60_scale = 1.0f;
-  s->hardness = s->next_hardness = 0.7f;
-  s->point = s->next_point = 0.0f;
+  s->hardness = s->next_hardness = 0.8f;
+  s->point = s->next_point = 1.0f;  /* the loudest point */
   s->glide_target = 0.0f;
   s->contact_on = 0;
   s->contact_triangle = 0;
   s->contact_u_target = s->contact_v_target = 0.0f;
   s->gain_target = 0.5f;
-  s->smooth_pole = expf(-1.0f / (0.01f * sample_rate_hz));
+  s->level = BAR_LEVEL;
+  s->smooth_pole = expf(0.0f - 100.0f / sample_rate_hz);
   s->excitation = BAR_EXCITE_IMPACT;
   s->size_target = 0.1f;
   s->speed_target = 0.3f;
   s->force_target = 0.5f;
   s->roughness_target = 1.0f;
   s->friction_target = 0.3f;
-  s->input_gain_target = 1.0f;
+  s->input_gain_target = 100.0f;
+  s->two_pi_over_sr = 6.28318530717958647692f / sample_rate_hz;
+  s->quarter_pi_over_sr = 0.785398163397448309616f / sample_rate_hz;
+  s->noise_scale_sr = 4.656613e-10f * sample_rate_hz;
   {
     int k;
     for (k = 0; k < 10; ++k) {
-      s->fractal_corner[k] = 20.0f * powf(2.0f, (float)k);  /* octave-spaced, 20 Hz .. 10 kHz */
-      s->fractal_b[k] = expf(-(6.28318530717958647692f * s->fractal_corner[k] / sample_rate_hz));
+      /* Corners 20 2^k Hz, 20 Hz .. 10 kHz: 2 pi p_k / SR. */
+      s->fractal_w[k] = 125.66370614359172954f * (float)(1 << k) / sample_rate_hz;
+      s->fractal_b[k] = expf(-1.0f * s->fractal_w[k]);
+    }
+    s->fractal_in_scale = 4.656613e-10f * sqrtf(1.5f * sample_rate_hz) * (1.0f - s->fractal_b[0]);
+  }
+  {
+    int l;
+    for (l = 0; l < BAR_OUTPUTS; ++l) {
+      const float d = bar_delay_s[l] * sample_rate_hz;
+      int k0 = (int)d - 1;
+      float x;
+      if (k0 < 0) k0 = 0;
+      if (k0 > BAR_DELAY_RING - 4) k0 = BAR_DELAY_RING - 4;  /* above 192 kHz: capped */
+      x = d - (float)k0;
+      s->delay_k0[l] = k0;
+      s->delay_h[l][0] = (x - 1.0f) * (x - 2.0f) * (x - 3.0f) / -6.0f;
+      s->delay_h[l][1] = x * (x - 2.0f) * (x - 3.0f) / 2.0f;
+      s->delay_h[l][2] = x * (x - 1.0f) * (x - 3.0f) / -2.0f;
+      s->delay_h[l][3] = x * (x - 1.0f) * (x - 2.0f) / 6.0f;
     }
   }
   bar_compute_coefficients(s);
@@ -235,9 +314,9 @@ BAR_INLINE void bar_set_hardness(bar_state* s, float hardness) { s->next_hardnes
 BAR_INLINE void bar_set_excitation_point(bar_state* s, int point) { s->next_point = (float)point; }
 /* Continuous position between the excitation point and the next, in [0, 1]; smoothed. */
 BAR_INLINE void bar_set_glide(bar_state* s, float glide) { s->glide_target = glide; }
-/* Moving contact (seed 003 2.3, Fig. 4): when on, the position is the point of triangle
- * `triangle` with barycentric weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the
- * edge); u and v are smoothed. Off: the excitation point and glide. */
+/* Moving contact: when on, the position is the point of triangle `triangle` with barycentric
+ * weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the edge); u and v are smoothed.
+ * Off: the excitation point and glide. */
 BAR_INLINE void bar_set_contact(bar_state* s, int on, int triangle, float u, float v) {
   s->contact_on = on && BAR_TRIANGLES > 0;
   s->contact_triangle = triangle < 0 ? 0 : (triangle >= BAR_TRIANGLES ? (BAR_TRIANGLES > 0 ? BAR_TRIANGLES - 1 : 0) : triangle);
@@ -246,18 +325,20 @@ BAR_INLINE void bar_set_contact(bar_state* s, int on, int triangle, float u, flo
 }
 /* Output gain; smoothed. */
 BAR_INLINE void bar_set_gain(bar_state* s, float gain) { s->gain_target = gain; }
+/* Output level (not smoothed): BAR_LEVEL by default, BAR_PHYSICAL_SCALE for physical units. */
+BAR_INLINE void bar_set_level(bar_state* s, float level) { s->level = level; }
 
 /* Contact model (BAR_EXCITE_*) and its controls, smoothed like the gain:
  * size in [0, 1] (hammer and ball: low-pass at (1 - size) 9500 + 500 Hz), speed (m/s),
- * force (N), roughness (beta of the 1/f^beta profile), friction (Coulomb coefficient),
- * input gain (live input). */
+ * force (N, the normal force), roughness (beta of the 1/f^beta profile), friction (Coulomb
+ * coefficient), input gain (N per full-scale input sample; not smoothed). */
 BAR_INLINE void bar_set_excitation(bar_state* s, int kind) { s->excitation = kind; }
 BAR_INLINE void bar_set_size(bar_state* s, float size) { s->size_target = size; }
 BAR_INLINE void bar_set_speed(bar_state* s, float mps) { s->speed_target = mps; }
 BAR_INLINE void bar_set_force(bar_state* s, float newtons) { s->force_target = newtons; }
 BAR_INLINE void bar_set_roughness(bar_state* s, float beta) { s->roughness_target = beta; }
 BAR_INLINE void bar_set_friction(bar_state* s, float mu) { s->friction_target = mu; }
-BAR_INLINE void bar_set_input_gain(bar_state* s, float gain) { s->input_gain_target = gain; }
+BAR_INLINE void bar_set_input_gain(bar_state* s, float newtons) { s->input_gain_target = newtons; }
 
 /* One-pole low-pass y = (1 - b) x + b y[-1] (Faust m2dExcite.onePole). */
 BAR_INLINE float bar_one_pole(float* y1, float b, float x) {
@@ -265,119 +346,122 @@ BAR_INLINE float bar_one_pole(float* y1, float b, float x) {
   return *y1;
 }
 
-/* The force of the selected contact model for one sample, as momentum per sample; trig: a strike
- * starts on this sample; in: the live input sample. The same recursions as the Faust m2dExcite
- * environment (see there for the papers and equations). */
+/* The force (N) of the selected contact model for one sample; every model's state advances, as
+ * in the Faust program, so switching models mid-ring gives the same signal in both. trig: a
+ * strike starts on this sample; in: the live input sample (read by the input model only). The
+ * papers and equations are cited at the Faust m2dExcite environment. */
 BAR_INLINE float bar_contact_force(bar_state* s, int trig, float in) {
   const float two_pi = 6.28318530717958647692f, sr = s->sample_rate_hz;
   const float p = s->smooth_pole;
-  float noise, x = 0.0f;
-  int k;
+  float raw, impact, hammer, micro = 0.0f, scrape, roll, fractal, fc, r, y, b, phase, env;
+  int k, ramp, since_burst;
   s->noise = s->noise * 1103515245u + 12345u;
-  noise = (float)(int)s->noise * (1.0f / 2147483647.0f);  /* no.noise */
+  raw = (float)(int)s->noise;  /* no.noise is raw / 2147483647 */
   s->size = s->size_target * (1.0f - p) + p * s->size;
   s->speed = s->speed_target * (1.0f - p) + p * s->speed;
   s->contact_force = s->force_target * (1.0f - p) + p * s->contact_force;
   s->roughness = s->roughness_target * (1.0f - p) + p * s->roughness;
   s->friction = s->friction_target * (1.0f - p) + p * s->friction;
-  s->input_gain = s->input_gain_target * (1.0f - p) + p * s->input_gain;
-  if (trig) {
-    s->hammer_velocity = s->strike_velocity;
-    /* Contact time 0.2 ms (hardness 1) to 10 ms (hardness 0). */
-    s->hammer_length = (int)(0.0002f * powf(50.0f, 1.0f - s->hardness) * sr + 0.5f);
-    if (s->hammer_length < 1) s->hammer_length = 1;
-    s->hammer_count = s->hammer_length;
-    s->burst_ramp = (int)(((1.0f - s->hardness) * 0.01f + 0.001f) * sr + 0.5f);
-    if (s->burst_ramp < 1) s->burst_ramp = 1;
-    s->burst_count = 2 * s->burst_ramp;
-    s->micro_burst = (int)(0.02f * sr + 0.5f);
-    if (s->micro_burst < 1) s->micro_burst = 1;
-    s->micro_count = s->micro_burst;
-    for (k = 0; k < 3; ++k) {
-      float f = s->fundamental_hz * bar_micro_ratio[k];
-      s->micro_period[k] = (int)(sr / (f > 1.0f ? f : 1.0f) + 0.5f);
-      if (s->micro_period[k] < 1) s->micro_period[k] = 1;
-      s->micro_phase[k] = 0;
+  if (trig) s->velocity = s->strike_velocity;
+  s->since = trig ? 0 : (s->since + 1 < 16777216 ? s->since + 1 : 16777216);
+
+  /* Impact: F = (p / T)(1 - cos(2 pi t / T)) for t < T, T = 0.2 ms 50^(1 - hardness). */
+  {
+    if (s->hardness != s->cache_hardness) {
+      /* Recomputed only when the input changes: the same values, far fewer transcendentals. */
+      s->cache_hardness = s->hardness;
+      s->cache_contact = 0.0002f * powf(50.0f, 1.0f - s->hardness);
+      s->cache_ramp = (int)(sr * ((1.0f - s->hardness) * 0.01f + 0.001f) + 0.5f);
+      if (s->cache_ramp < 1) s->cache_ramp = 1;
+      s->cache_sqrt_ramp = sqrtf((float)s->cache_ramp);
     }
-  } else {
-    if (s->hammer_count > 0) --s->hammer_count;
-    if (s->burst_count > 0) --s->burst_count;
-    if (s->micro_count > 0) --s->micro_count;
-    for (k = 0; k < 3; ++k) s->micro_phase[k] = (s->micro_phase[k] + 1) % s->micro_period[k];
+    const float contact = s->cache_contact;
+    phase = (float)s->since / (contact * sr);
+    impact = phase < 1.0f ? s->velocity * (1.0f - cosf(two_pi * phase)) / contact : 0.0f;
   }
+
+  /* The filters below are written in the Faust compiler's normal form of the same expressions
+   * (same operations, same order), so both round alike: the shelving zeros sit close to 1, where
+   * an ulp of difference would change a section's gain by 1e-4. */
+  /* Hammer: noise burst, linear attack-release envelope, three one-pole low-passes. */
+  ramp = s->cache_ramp;
+  s->burst_count = trig ? 2 * ramp : (s->burst_count - 1 > 0 ? s->burst_count - 1 : 0);
+  since_burst = 2 * ramp - s->burst_count;
+  env = s->burst_count > 0 ? (since_burst < ramp ? (float)since_burst : (float)s->burst_count) / (float)ramp : 0.0f;
+  if (s->size != s->cache_size) {
+    s->cache_size = s->size;
+    s->cache_b = expf(-1.0f * s->two_pi_over_sr * (9500.0f * (1.0f - s->size) + 500.0f));
+  }
+  b = s->cache_b;
+  s->burst_lp[0] = b * s->burst_lp[0] + s->noise_scale_sr * (s->velocity * raw * env * (1.0f - b) / s->cache_sqrt_ramp);
+  s->burst_lp[1] = b * s->burst_lp[1] + s->burst_lp[0] * (1.0f - b);
+  s->burst_lp[2] = b * s->burst_lp[2] + s->burst_lp[1] * (1.0f - b);
+  hammer = s->burst_lp[2];
+
+  /* Micro-collisions: the impact plus three fractional-period impulse trains for 20 ms. */
+  env = 1.0f - (float)s->since / (0.02f * sr);
+  if (env < 0.0f) env = 0.0f;
+  for (k = 0; k < 3; ++k) {
+    const float inc = s->micro_inc[k], prev = s->micro_phase[k];
+    const int crossed = trig || prev + inc >= 1.0f;
+    const float late = trig ? 0.0f : (prev + inc - 1.0f) / inc;
+    micro += (crossed ? late : 0.0f) + s->micro_later[k];
+    s->micro_later[k] = crossed ? 1.0f - late : 0.0f;
+    s->micro_phase[k] = trig ? 0.0f : prev + inc - (float)(prev + inc >= 1.0f);
+  }
+  micro = impact + micro * (0.1f * s->hardness * s->velocity * env * env * sr);
+
+  /* Scrape and roll: white noise of 1 N^2/Hz, ten octave-spaced shelving sections (pole p_k,
+   * zero p_k 2^(beta/2)), a reson at 2000 Hz per m/s, quality 4. */
+  {
+    if (s->roughness != s->cache_roughness) {
+      const float half_beta = 0.5f * s->roughness;
+      const float zero_ratio = powf(2.0f, half_beta);
+      s->cache_roughness = s->roughness;
+      for (k = 0; k < 10; ++k) s->cache_c[k] = expf(-1.0f * s->fractal_w[k] * zero_ratio);
+      s->cache_level = powf(50.0f, half_beta);
+    }
+    float x = raw, x1 = s->fractal_x1[0];
+    s->fractal_x1[0] = raw;
+    for (k = 0; k < 10; ++k) {
+      const float c = s->cache_c[k];
+      /* Section 0 also scales the raw noise to 1 N^2/Hz. */
+      const float g = k == 0 ? s->fractal_in_scale : 1.0f - s->fractal_b[k];
+      const float out = s->fractal_b[k] * s->fractal_y1[k] + g * ((x - x1 * c) / (1.0f - c));
+      x1 = s->fractal_y1[k];
+      s->fractal_y1[k] = out;
+      x = out;
+    }
+    fractal = x * s->cache_level;
+  }
+  fc = 2000.0f * s->speed;
+  if (fc < 10.0f) fc = 10.0f;
+  if (fc != s->cache_fc) {
+    s->cache_fc = fc;
+    s->cache_r = expf(-1.0f * s->quarter_pi_over_sr * fc);
+    s->cache_cos = cosf(s->two_pi_over_sr * fc);
+  }
+  r = s->cache_r;
+  y = r * (2.0f * s->reson_y1 * s->cache_cos - r * s->reson_y2) + 0.5f * (fractal - s->reson_x2) * (1.0f - r * r);
+  s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
+  s->reson_y2 = s->reson_y1; s->reson_y1 = y;
+  /* 89.44 N per N of friction force: the level calibration of the Faust profileLevel. */
+  scrape = 89.44f * y * s->friction * s->contact_force;
+  s->roll_lp[0] = b * s->roll_lp[0] + 89.44f * y * s->contact_force * (1.0f - b);
+  s->roll_lp[1] = b * s->roll_lp[1] + s->roll_lp[0] * (1.0f - b);
+  roll = s->roll_lp[1];
+
   switch (s->excitation) {
-    case BAR_EXCITE_IMPACT:
-    case BAR_EXCITE_MICRO:
-      /* Seed 003 eq. 7: F(t) = Fmax (1 - cos(2 pi t / T)), scaled to deliver `velocity` in total. */
-      x = s->hammer_count > 0
-              ? s->hammer_velocity *
-                    (1.0f - cosf(two_pi * (float)(s->hammer_length - s->hammer_count) /
-                                 (float)s->hammer_length)) /
-                    (float)s->hammer_length
-              : 0.0f;
-      if (s->excitation == BAR_EXCITE_MICRO) {
-        /* Seed 002: impulse trains at the dominant modal frequencies for 20 ms after the impact. */
-        const float env = (float)s->micro_count / (float)s->micro_burst;
-        const int pulses = (s->micro_phase[0] == 0) + (s->micro_phase[1] == 0) + (s->micro_phase[2] == 0);
-        x += (float)pulses * (0.1f * s->hardness * s->hammer_velocity * env * env);
-      }
-      break;
-    case BAR_EXCITE_HAMMER: {
-      /* Seed 004 3.3: noise burst, linear attack-release envelope, three one-pole low-passes. */
-      const int since = 2 * s->burst_ramp - s->burst_count;
-      const float env = s->burst_count > 0
-                            ? (since < s->burst_ramp ? (float)since : (float)(2 * s->burst_ramp - since)) /
-                                  (float)s->burst_ramp
-                            : 0.0f;
-      const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
-      x = noise * env * s->hammer_velocity / sqrtf((float)s->burst_ramp);
-      for (k = 0; k < 3; ++k) x = bar_one_pole(&s->burst_lp[k], b, x);
-      break;
-    }
-    case BAR_EXCITE_SCRAPE:
-    case BAR_EXCITE_ROLL: {
-      /* Seed 002: fractal 1/f^beta noise (ten octave-spaced shelving sections, pole p_k, zero
-       * p_k 2^(beta/2)) through a reson at 2000 Hz per m/s, quality 4, level friction * force. */
-      float fractal = noise, fc, r, c1, c2, u, y;
-      const int rolling = s->excitation == BAR_EXCITE_ROLL;
-      const float zero_ratio = powf(2.0f, 0.5f * s->roughness);
-      for (k = 0; k < 10; ++k) {
-        const float b = s->fractal_b[k];
-        const float c = expf(-(two_pi * s->fractal_corner[k] * zero_ratio / sr));
-        const float out = (fractal - c * s->fractal_x1[k]) * ((1.0f - b) / (1.0f - c)) + b * s->fractal_y1[k];
-        s->fractal_x1[k] = fractal;
-        s->fractal_y1[k] = out;
-        fractal = out;
-      }
-      fractal *= 0.5f * powf(50.0f, 0.5f * s->roughness);
-      fc = s->speed * 2000.0f;
-      if (fc < 10.0f) fc = 10.0f;
-      r = expf(-(3.14159265358979323846f * fc / (4.0f * sr)));
-      c1 = 2.0f * r * cosf(two_pi * fc / sr);
-      c2 = r * r;
-      u = (fractal - s->reson_x2) * (0.5f * (1.0f - r * r));
-      y = u + (c1 * s->reson_y1 - c2 * s->reson_y2);
-      s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
-      s->reson_y2 = s->reson_y1; s->reson_y1 = y;
-      x = y * ((rolling ? 1.0f : s->friction) * s->contact_force);
-      if (rolling) {
-        /* The ball's size: two one-poles at (1 - size) 9500 + 500 Hz. */
-        const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
-        x = bar_one_pole(&s->roll_lp[0], b, x);
-        x = bar_one_pole(&s->roll_lp[1], b, x);
-      }
-      break;
-    }
-    case BAR_EXCITE_INPUT:
-      x = in * s->input_gain;
-      break;
-    default:
-      break;
+    case BAR_EXCITE_HAMMER: return hammer;
+    case BAR_EXCITE_MICRO: return micro;
+    case BAR_EXCITE_SCRAPE: return scrape;
+    case BAR_EXCITE_ROLL: return roll;
+    case BAR_EXCITE_INPUT: return in * s->input_gain_target;  /* not smoothed, as in Faust */
+    default: return impact;
   }
-  return x;
 }
 
-/* Strikes with the held parameters at the next processed sample; velocity scales the momentum. */
+/* Strikes with the held parameters at the next processed sample; velocity is the momentum (N s). */
 BAR_INLINE void bar_strike(bar_state* s, float velocity) {
   s->strike_pending = 1;
   s->strike_velocity = velocity;
@@ -397,88 +481,100 @@ BAR_INLINE void bar_load_points(bar_state* s, int key) {
   const int point_c = key % BAR_POINTS;
   const int point_b = (key / BAR_POINTS) % BAR_POINTS;
   const int point_a = key / (BAR_POINTS * BAR_POINTS);
+  const float* ea = bar_excite + (long)point_a * BAR_MODES;
+  const float* eb = bar_excite + (long)point_b * BAR_MODES;
+  const float* ec = bar_excite + (long)point_c * BAR_MODES;
   int l, n;
-  for (l = 0; l < BAR_OUTPUTS; ++l) {
-    const float* ga = bar_gain + ((long)l * BAR_POINTS + point_a) * BAR_MODES;
-    const float* gb = bar_gain + ((long)l * BAR_POINTS + point_b) * BAR_MODES;
-    const float* gc = bar_gain + ((long)l * BAR_POINTS + point_c) * BAR_MODES;
-    for (n = 0; n < BAR_PADDED_MODES; ++n) {
-      s->gain_a[l][n] = n < BAR_MODES ? ga[n] * s->on[n] : 0.0f;
-      s->gain_b[l][n] = n < BAR_MODES ? gb[n] * s->on[n] : 0.0f;
-      s->gain_c[l][n] = n < BAR_MODES ? gc[n] * s->on[n] : 0.0f;
-    }
+  for (n = 0; n < BAR_PADDED_MODES; ++n) {
+    s->shape_a[n] = n < BAR_MODES ? s->on[n] * ea[n] : 0.0f;
+    s->shape_b[n] = n < BAR_MODES ? s->on[n] * eb[n] : 0.0f;
+    s->shape_c[n] = n < BAR_MODES ? s->on[n] * ec[n] : 0.0f;
   }
+  for (l = 0; l < BAR_OUTPUTS; ++l)
+    for (n = 0; n < BAR_PADDED_MODES; ++n) {
+      s->pickup[l][n] = BAR_CONTACT_MIC ? 0.0f : (n < BAR_MODES ? bar_pickup[(long)l * BAR_MODES + n] : 0.0f);
+      s->gain_a[l][n] = s->shape_a[n] * (BAR_CONTACT_MIC ? s->shape_a[n] : s->pickup[l][n]);
+    }
   s->loaded_point = key;
 }
 
-/* The resonator bank over samples [m0, m1) of the block: eq. 6, then the velocity numerator,
- * accumulated per lane for point A (and point B when cross-fading). */
-BAR_INLINE void bar_run_modes(bar_state* s, int m0, int m1, int crossfade, int third) {
+/* The resonator bank over samples [m0, m1) of the block, accumulated per lane. moving: the
+ * weights of points B and C are not all 0, so the shape is interpolated per sample (and, for
+ * the contact microphone, squared: excitation and pickup at the same point). */
+BAR_INLINE void bar_run_modes(bar_state* s, int m0, int m1, int moving) {
   int base, m, j, l;
   for (base = 0; base < BAR_PADDED_MODES; base += BAR_LANES) {
-    float y1[BAR_LANES], y2[BAR_LANES], c1[BAR_LANES], c2[BAR_LANES], b1[BAR_LANES];
+    float re[BAR_LANES], im[BAR_LANES], ca[BAR_LANES], sb[BAR_LANES], kv[BAR_LANES];
     for (j = 0; j < BAR_LANES; ++j) {
-      y1[j] = s->y1[base + j]; y2[j] = s->y2[base + j];
-      c1[j] = s->c1[base + j]; c2[j] = s->c2[base + j]; b1[j] = s->b1[base + j];
+      re[j] = s->re[base + j]; im[j] = s->im[base + j];
+      ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
     }
     for (m = m0; m < m1; ++m) {
       const float x = s->force[m];
       float v[BAR_LANES];
       for (j = 0; j < BAR_LANES; ++j) {
-        const float y = (c1[j] * y1[j] - c2[j] * y2[j]) + x;  /* seed 003 eq. 6 */
-        v[j] = y + b1[j] * y1[j];
-        y2[j] = y1[j];
-        y1[j] = y;
+        const float next_re = ca[j] * re[j] - sb[j] * im[j] + x;
+        const float next_im = sb[j] * re[j] + ca[j] * im[j];
+        re[j] = next_re;
+        im[j] = next_im;
+        v[j] = next_re - kv[j] * next_im;
       }
-      for (l = 0; l < BAR_OUTPUTS; ++l) {
-        const float* BAR_RESTRICT ga = s->gain_a[l] + base;
-        float* BAR_RESTRICT acc_a = s->acc[l][0][m];
-        for (j = 0; j < BAR_LANES; ++j) acc_a[j] += v[j] * ga[j];
-        if (crossfade) {
-          const float* BAR_RESTRICT gb = s->gain_b[l] + base;
-          float* BAR_RESTRICT acc_b = s->acc[l][1][m];
-          for (j = 0; j < BAR_LANES; ++j) acc_b[j] += v[j] * gb[j];
+      if (!moving) {
+        for (l = 0; l < BAR_OUTPUTS; ++l) {
+          const float* BAR_RESTRICT g = s->gain_a[l] + base;
+          float* BAR_RESTRICT acc = s->acc[l][m];
+          for (j = 0; j < BAR_LANES; ++j) acc[j] += v[j] * g[j];
         }
-        if (third) {
-          const float* BAR_RESTRICT gc = s->gain_c[l] + base;
-          float* BAR_RESTRICT acc_c = s->acc[l][2][m];
-          for (j = 0; j < BAR_LANES; ++j) acc_c[j] += v[j] * gc[j];
+      } else {
+        const float wb = s->weight[m], wc = s->weight_c[m];
+        const float* BAR_RESTRICT ea = s->shape_a + base;
+        const float* BAR_RESTRICT eb = s->shape_b + base;
+        const float* BAR_RESTRICT ec = s->shape_c + base;
+        float shape[BAR_LANES];
+        for (j = 0; j < BAR_LANES; ++j) shape[j] = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
+        for (l = 0; l < BAR_OUTPUTS; ++l) {
+          const float* BAR_RESTRICT pk = BAR_CONTACT_MIC ? shape : s->pickup[l] + base;
+          float* BAR_RESTRICT acc = s->acc[l][m];
+          for (j = 0; j < BAR_LANES; ++j) acc[j] += v[j] * (shape[j] * pk[j]);
         }
       }
     }
-    for (j = 0; j < BAR_LANES; ++j) { s->y1[base + j] = y1[j]; s->y2[base + j] = y2[j]; }
+    for (j = 0; j < BAR_LANES; ++j) { s->re[base + j] = re[j]; s->im[base + j] = im[j]; }
   }
 }
 
-/* Renders n samples. in: force input (momentum per sample), or NULL; outs: OUTPUTS buffers. */
+/* Renders n samples. in: the live input (read by the input contact model only), or NULL;
+ * outs: OUTPUTS buffers. */
 BAR_INLINE void bar_process(bar_state* s, const float* in, float* const* outs, int n) {
   int done = 0;
   while (done < n) {
-    const int count = n - done < BAR_BLOCK ? n - done : BAR_BLOCK;
+    int count = n - done < BAR_BLOCK ? n - done : BAR_BLOCK;
     int m, l, j, start;
     /* Per-sample controls, in the order the Faust program computes them. */
     for (m = 0; m < count; ++m) {
-      float position, x;
-      int point_a;
       int trig = 0;
       if (s->first_sample) {
         s->first_sample = 0;
         bar_apply(s);
       }
       if (s->strike_pending) {
+        /* A strike that retunes starts a new block, so the new coefficients take effect on its
+         * own sample, not at the start of this block. */
+        if (m > 0 && bar_retunes(s)) {
+          count = m;
+          break;
+        }
         s->strike_pending = 0;
         bar_apply(s);
         trig = 1;
       }
-      x = bar_contact_force(s, trig, in ? in[m] : 0.0f);
-      /* The input is the force itself (the effect), unless the live-input model scales it. */
-      s->force[m] = in && s->excitation != BAR_EXCITE_INPUT ? in[m] + x : x;
+      s->force[m] = bar_contact_force(s, trig, in ? in[m] : 0.0f) * s->inv_sample_rate;
       s->glide = s->glide_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->glide;
       s->gain = s->gain_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->gain;
       s->contact_u = s->contact_u_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_u;
       s->contact_v = s->contact_v_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_v;
       if (s->contact_on) {
-        /* Barycentric gains over the triangle (seed 003 2.3): (1 - u - v) gA + u gB + v gC. */
+        /* Barycentric position over the triangle: (1 - u - v, u, v). */
         const int* t = bar_triangle[s->contact_triangle];
         const float sum = s->contact_u + s->contact_v;
         const float scale = sum > 1.0f ? sum : 1.0f;
@@ -486,8 +582,8 @@ BAR_INLINE void bar_process(bar_state* s, const float* in, float* const* outs, i
         s->weight[m] = s->contact_u / scale;
         s->weight_c[m] = s->contact_v / scale;
       } else {
-        int point_b;
-        position = s->point + s->glide;
+        int point_a, point_b;
+        float position = s->point + s->glide;
         if (position > (float)(BAR_POINTS - 1)) position = (float)(BAR_POINTS - 1);
         if (position < 0.0f) position = 0.0f;
         point_a = (int)position;
@@ -497,31 +593,31 @@ BAR_INLINE void bar_process(bar_state* s, const float* in, float* const* outs, i
         s->weight[m] = position - (float)point_a;
         s->weight_c[m] = 0.0f;
       }
-      s->out_gain[m] = s->gain;
+      s->out_gain[m] = s->gain * s->level;
     }
     for (l = 0; l < BAR_OUTPUTS; ++l)
       for (m = 0; m < count; ++m)
-        for (j = 0; j < BAR_LANES; ++j) { s->acc[l][0][m][j] = 0.0f; s->acc[l][1][m][j] = 0.0f; s->acc[l][2][m][j] = 0.0f; }
-    /* Runs of samples with the same pair of points; cross-fade only where the weight is not 0. */
+        for (j = 0; j < BAR_LANES; ++j) s->acc[l][m][j] = 0.0f;
+    /* Runs of samples with the same points; the per-sample interpolation only where a weight is
+     * not 0. */
     start = 0;
     while (start < count) {
-      int end = start + 1, crossfade = s->weight[start] != 0.0f, third = s->weight_c[start] != 0.0f;
+      int end = start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f;
       while (end < count && s->point_a[end] == s->point_a[start]) {
-        crossfade |= s->weight[end] != 0.0f;
-        third |= s->weight_c[end] != 0.0f;
+        moving |= s->weight[end] != 0.0f || s->weight_c[end] != 0.0f;
         ++end;
       }
       if (s->loaded_point != s->point_a[start]) bar_load_points(s, s->point_a[start]);
-      bar_run_modes(s, start, end, crossfade, third);
-      for (m = start; m < end; ++m)
+      bar_run_modes(s, start, end, moving);
+      for (m = start; m < end; ++m) {
         for (l = 0; l < BAR_OUTPUTS; ++l) {
-          float a = 0.0f, b = 0.0f, c = 0.0f, y;
-          for (j = 0; j < BAR_LANES; ++j) { a += s->acc[l][0][m][j]; b += s->acc[l][1][m][j]; c += s->acc[l][2][m][j]; }
-          /* The Faust bank's mix: A + wB (B - A) + wC (C - A). */
-          y = crossfade ? a + s->weight[m] * (b - a) : a;
-          if (third) y += s->weight_c[m] * (c - a);
+          float y = 0.0f;
+          for (j = 0; j < BAR_LANES; ++j) y += s->acc[l][m][j];
+
           outs[l][done + m] = y * s->out_gain[m];
         }
+
+      }
       start = end;
     }
     if (in) in += count;
@@ -532,7 +628,7 @@ BAR_INLINE void bar_process(bar_state* s, const float* in, float* const* outs, i
 #ifdef __cplusplus
 namespace mesh2dsp_models {
 
-// C++ face of the same model: prepare / reset / strike / process (DESIGN.md, "Generated code").
+// C++ face of the same model: prepare / reset / strike / process.
 class Bar {
  public:
   static constexpr int kModes = BAR_MODES;
@@ -551,6 +647,10 @@ class Bar {
   // Continuous, smoothed.
   void setGlide(float glide) { bar_set_glide(&state_, glide); }
   void setGain(float gain) { bar_set_gain(&state_, gain); }
+  // Output level: kLevel by default; kPhysicalScale (with gain 1) for the surface velocity in m/s.
+  static constexpr float kLevel = BAR_LEVEL;
+  static constexpr float kPhysicalScale = BAR_PHYSICAL_SCALE;
+  void setLevel(float level) { bar_set_level(&state_, level); }
   // Moving contact: triangle of the model's triangulation and barycentric (u, v), smoothed.
   static constexpr int kTriangles = BAR_TRIANGLES;
   void setContact(bool on, int triangle, float u, float v) { bar_set_contact(&state_, on ? 1 : 0, triangle, u, v); }
@@ -562,12 +662,16 @@ class Bar {
   void setRoughness(float beta) { bar_set_roughness(&state_, beta); }
   void setFriction(float mu) { bar_set_friction(&state_, mu); }
   void setInputGain(float gain) { bar_set_input_gain(&state_, gain); }
-  // The next sample of the selected contact model's force alone (advances its state): what
-  // process() feeds the modes. For analysis and tests.
+  // The next sample of the selected contact model's force alone, in newtons (advances every
+  // model's state): what process() feeds the modes, divided by the rate. For analysis and tests.
   float contactForce(bool trig, float in = 0.0f) { return bar_contact_force(&state_, trig ? 1 : 0, in); }
-  // position in [0, kExcitationPoints - 1]; velocity scales the momentum of the strike.
+  // Strikes at the excitation point and glide already set (the Faust gate's rising edge);
+  // velocity: the strike's momentum in N s.
+  void trigger(float velocity = 1.0f) { bar_strike(&state_, velocity); }
+  // position in [0, kExcitationPoints - 1]; velocity: the strike's momentum in N s.
   void strike(float position, float velocity = 1.0f) { bar_strike_at(&state_, position, velocity); }
-  // in: force (momentum per sample) or nullptr; out: output 0. n: any length.
+  // in: the live input (the input contact model's force, times the input gain) or nullptr;
+  // out: output 0. n: any length.
   void process(const float* in, float* out, int n) {
     float* outs[kOutputs] = {out};
     float scratch[kOutputs > 1 ? BAR_BLOCK : 1];

@@ -6,26 +6,37 @@
  * Dependency-free (only <math.h>, for the coefficients), no heap, no exceptions, no RTTI, float.
  * The same text compiles as C99/C11 (functions bell_*) and as C++ (class
  * mesh2dsp_models::Bell at the end), so one header serves C-only embedded toolchains
- * and C++ hosts alike. It is the same filter as bell.dsp (resonator "reson"): fed the same
- * input at the same sample rate the two agree to float precision.
+ * and C++ hosts alike. It is the same instrument as bell.dsp (resonator "reson"), sample
+ * for sample: the same held and smoothed controls, the same contact models all running at once,
+ * strikes and parameter changes at the sample where they happen. Fed the same events at the
+ * same rate the two agree within 1e-4 of the peak (single-precision rounding in a different
+ * order); a randomized differential test checks it.
  *
  * Use (C++):
- *   mesh2dsp_models::Bell model;      // ~28 KiB of state: make it static or a member
+ *   mesh2dsp_models::Bell model;      // ~12 KiB of state: make it static or a member
  *   model.prepare(48000.0f);                    // coefficients from the sample rate, never baked
- *   model.strike(0.0f, 1.0f);                   // excitation point 0, unit momentum
- *   model.process(nullptr, out, 256);           // nullptr: no external force input
+ *   model.strike(0.0f, 1.0f);                   // excitation point 0, a momentum of 1 N s
+ *   model.process(nullptr, out, 256);           // nullptr: no live input
  * Use (C): bell_state s; bell_prepare(&s, 48000.0f); bell_strike_at(&s, 0.0f, 1.0f);
  *          float* outs[BELL_OUTPUTS] = {out}; bell_process(&s, NULL, outs, 256);
+ * As an effect (audio in = force): set_excitation(BELL_EXCITE_INPUT) and set_input_gain(newtons
+ * of a full-scale sample); the input is read only by that contact model.
  *
- * The model (van den Doel & Pai, "Modal Synthesis for Vibrating Objects", seed 003): mode n is a
- * reson, eq. 6, with R = exp(-sigma_n/SR) and theta = omega_d,n/SR. Its input is the force on the
- * object as the momentum (N s) delivered in each sample; its output is the surface velocity,
- * whose continuous impulse response exp(-sigma t)(cos(omega_d t) - sigma/omega_d sin(omega_d t))
- * the filter reproduces exactly at the sampling instants (impulse invariance): the all-pole part
- * is eq. 6, the one-zero numerator 1 + b1 z^-1 turns its sine response into the velocity.
- * Output the surface velocity at the struck point along the strike direction (contact microphone). Every gain carries the overall normalisation
- * 0.03630151141495895 (1 / the largest sum of |gains| over points and outputs), so a unit-momentum
- * strike starts at most at 1. Modes at or above Nyquist are switched off at prepare.
+ * The model: mode n's velocity response to a unit momentum is
+ * exp(-sigma t)(cos(omega_d t) - sigma/omega_d sin(omega_d t)), reproduced exactly at the
+ * sampling instants (impulse invariance) with the poles R exp(+-i theta), R = exp(-sigma/SR),
+ * theta = omega_d/SR of van den Doel & Pai, "Modal Synthesis for Vibrating Objects" (2003),
+ * eq. 6, but as a coupled-form (rotation) recursion: its coefficients R cos(theta) and
+ * R sin(theta) keep the pitch of low modes exact in single precision (the direct form's
+ * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
+ * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
+ * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
+ * Levels: every gain carries the normalisation 0.03630151141495895 (1 / the largest sum of |gains|
+ * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
+ * by the gain (default 0.5) and the level BELL_LEVEL, chosen so a default strike
+ * (point 4, the loudest, hardness 0.8) peaks near -6 dBFS and the same strike at
+ * hardness 1 below -1 dBFS. For physical units call set_level(BELL_PHYSICAL_SCALE) and set_gain(1):
+ * the output is then the surface velocity in m/s. Modes at or above Nyquist are switched off at prepare.
  *
  * State is laid out as structure-of-arrays, BELL_LANES modes side by side, so the compiler
  * vectorises across modes (build with -O3 -ffp-contract=fast and your target's SIMD flags).
@@ -42,6 +53,11 @@
 #define BELL_OUTPUTS 1
 #define BELL_FUNDAMENTAL_HZ 1573.4763
 #define BELL_TRIANGLES 12
+/* 1: one output, the contact microphone (the pickup is the excitation point itself). */
+#define BELL_CONTACT_MIC 1
+/* The default output level, and the level that makes the output the surface velocity in m/s. */
+#define BELL_LEVEL 10.090508f
+#define BELL_PHYSICAL_SCALE 27.547062f
 /* Modes computed side by side: 32 lets GCC vectorise the mode loops on SSE/AVX/AVX-512/NEON
  * hosts (at 16 it unrolls them into scalar code instead); 1 suits a Cortex-M4F (no SIMD). */
 #ifndef BELL_LANES
@@ -67,48 +83,63 @@
 #define BELL_INLINE static inline
 #endif
 
-/* Frequency of mode n over the fundamental's. */
-static const float bell_frequency_ratio[BELL_MODES] = {
-1.0f, 1.000532f, 2.381665f, 2.3821046f, 2.587408f, 2.5874944f, 3.5087888f, 3.5092611f, 4.62042f, 4.6224165f, 5.79274f, 5.7927575f, 6.0382676f, 6.0414267f, 6.5502534f, 6.550735f, 6.711497f, 6.745497f, 6.74598f, 7.079033f, 7.207638f, 7.208605f, 7.210661f, 7.2106724f, 8.121318f, 8.2558975f, 8.266712f, 8.675141f, 8.675506f, 8.969103f, 8.97039f, 9.356853f, 10.198144f, 10.200721f, 10.273277f, 10.2820215f, 10.424975f, 10.426521f, 10.897529f, 10.897545f
+/* Angular frequency of mode n over the fundamental's frequency: 2 pi f_n / f_0. */
+static const float bell_omega_ratio[BELL_MODES] = {
+6.2831855f, 6.286528f, 14.964442f, 14.967205f, 16.257164f, 16.257706f, 22.04637f, 22.049337f, 29.030954f, 29.043499f, 36.39686f, 36.39697f, 37.939556f, 37.959404f, 41.156456f, 41.15948f, 42.16958f, 42.38321f, 42.386242f, 44.478874f, 45.286922f, 45.293f, 45.30592f, 45.305992f, 51.027744f, 51.873337f, 51.94128f, 54.507523f, 54.50981f, 56.354534f, 56.362625f, 58.790836f, 64.07683f, 64.09302f, 64.548904f, 64.60385f, 65.50205f, 65.511765f, 68.47119f, 68.47129f
 };
 /* Decay rate sigma_n = xi_n omega_n (1/s): the amplitude envelope is exp(-sigma_n t). */
 static const float bell_decay_per_s[BELL_MODES] = {
 7.387088f, 7.3922896f, 30.221165f, 30.231403f, 35.21749f, 35.219673f, 62.667862f, 62.684063f, 106.83092f, 106.921104f, 166.49033f, 166.49132f, 180.68652f, 180.87303f, 212.1845f, 212.21533f, 222.63489f, 224.87096f, 224.90277f, 247.4052f, 256.38443f, 256.45255f, 256.59744f, 256.59824f, 324.8318f, 335.60318f, 336.47638f, 370.29285f, 370.32373f, 395.6408f, 395.75372f, 430.3679f, 510.7676f, 511.0245f, 518.28436f, 519.1628f, 533.6293f, 533.78674f, 582.87164f, 582.87335f
 };
-/* Contact models (the Faust m2dExcite environment, templates/faust/excitations.lib.mustache):
- * bell_set_excitation takes one of these. The Faust menu lists only the models compiled in
- * with generate --excitation, in this order. */
-#define BELL_EXCITE_IMPACT 0 /* seed 003 eq. 7 raised cosine */
-#define BELL_EXCITE_HAMMER 1 /* seed 004 3.3 noise burst, attack-release, low-pass */
-#define BELL_EXCITE_MICRO 2  /* seed 002 impact + micro-collision impulse trains */
-#define BELL_EXCITE_SCRAPE 3 /* seed 002 fractal noise through a speed-tuned reson */
-#define BELL_EXCITE_ROLL 4   /* seed 002 scrape + size low-pass */
-#define BELL_EXCITE_INPUT 5  /* seed 003 3.4 the input signal is the force */
+/* Their squares, as the Faust program has them (so both compute bit-identical coefficients). */
+static const float bell_omega_ratio2[BELL_MODES] = {
+39.478416f, 39.52044f, 223.93454f, 224.01724f, 264.29538f, 264.31302f, 486.04242f, 486.1733f, 842.7963f, 843.52484f, 1324.7313f, 1324.7394f, 1439.4098f, 1440.9164f, 1693.8538f, 1694.1029f, 1778.2732f, 1796.3363f, 1796.5934f, 1978.3704f, 2050.9055f, 2051.4558f, 2052.6265f, 2052.6328f, 2603.8308f, 2690.843f, 2697.8967f, 2971.07f, 2971.3193f, 3175.8335f, 3176.7456f, 3456.3625f, 4105.84f, 4107.915f, 4166.561f, 4173.657f, 4290.519f, 4291.7915f, 4688.304f, 4688.318f
+};
+static const float bell_decay2[BELL_MODES] = {
+54.569065f, 54.645943f, 913.31885f, 913.9377f, 1240.2716f, 1240.4254f, 3927.261f, 3929.292f, 11412.845f, 11432.122f, 27719.027f, 27719.36f, 32647.623f, 32715.053f, 45022.26f, 45035.348f, 49566.297f, 50566.945f, 50581.258f, 61209.332f, 65732.97f, 65767.91f, 65842.26f, 65842.664f, 105515.695f, 112629.49f, 113216.34f, 137116.8f, 137139.66f, 156531.64f, 156621.02f, 185216.53f, 260883.53f, 261146.03f, 268618.7f, 269530.0f, 284760.22f, 284928.3f, 339739.38f, 339741.3f
+};
+/* Contact models (the Faust program's m2dExcite environment): bell_set_excitation takes one
+ * of these. The Faust menu lists only the models compiled in with generate --excitation, in
+ * this order. All of them run every sample; the selection picks one output. */
+#define BELL_EXCITE_IMPACT 0 /* van den Doel & Pai 2003, eq. 7: raised cosine */
+#define BELL_EXCITE_HAMMER 1 /* Hiner 2024 (Mesh2Faust's hammer): noise burst, low-pass */
+#define BELL_EXCITE_MICRO 2  /* FoleyAutomatic 2001: impact + micro-collision trains */
+#define BELL_EXCITE_SCRAPE 3 /* FoleyAutomatic 2001: fractal noise, speed-tuned reson */
+#define BELL_EXCITE_ROLL 4   /* FoleyAutomatic 2001: scrape + size low-pass */
+#define BELL_EXCITE_INPUT 5  /* van den Doel & Pai 2003, 3.4: the input is the force */
 /* Frequency ratios of the three dominant modes (largest gain at point 0): the micro-collision
  * impulse trains. */
 static const float bell_micro_ratio[3] = { 2.5874944f, 4.62042f, 10.897529f };
 
 /* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
- * triangle and barycentric weights (u, v) toward its second and third point (seed 003 2.3). */
+ * triangle and barycentric weights (u, v) toward its second and third point. */
 static const int bell_triangle[12][3] = { {0, 3, 2}, {0, 2, 4}, {0, 5, 3}, {0, 4, 7}, {0, 7, 5}, {1, 4, 2}, {1, 2, 6}, {1, 3, 5}, {1, 6, 3}, {1, 7, 4}, {1, 5, 7}, {2, 3, 6} };
 
-/* Normalised gain of mode n at output l for excitation point k: [(l * POINTS + k) * MODES + n]. */
-static const float bell_gain[BELL_OUTPUTS * BELL_POINTS * BELL_MODES] = {
-0.0003069868f, 0.023860244f, 0.00090629753f, 1.0618038e-06f, 0.00016372609f, 0.026971906f, 2.0147021e-05f, 1.6348518e-05f, 0.025901077f, 0.0009191164f, 0.00013914869f, 4.9485025e-05f, 2.0892458e-11f, 0.00038433f, 4.631963e-05f, 4.212397e-05f, 0.010276409f, 7.087559e-08f, 2.8995777e-09f, 4.5648544e-11f, 0.012917343f, 0.009504498f, 0.02042881f, 0.012509705f, 0.010300704f, 0.00023714795f, 1.2975098e-05f, 0.009320732f, 0.0014193748f, 0.0002499004f, 0.0011830373f, 0.0023630827f, 3.6094152e-05f, 0.0017624156f, 0.004387722f, 0.018451165f, 5.2082556e-05f, 2.6706539e-05f, 0.029052552f, 0.025558634f, 6.150839e-06f, 0.0004785563f, 0.0010798726f, 1.1976e-06f, 4.7734414e-08f, 7.537419e-06f, 0.00024318196f, 0.00019898337f, 2.0694317e-07f, 8.1944185e-09f, 0.010597158f, 0.0037455396f, 1.0200436e-09f, 0.00011053465f, 0.00036326164f, 0.0003167043f, 0.0051731747f, 0.0022445577f, 2.398032e-05f, 2.463489e-12f, 6.6863076e-06f, 0.00012849354f, 0.021326913f, 0.012969856f, 0.00090765406f, 0.00035268796f, 1.820183e-05f, 0.0019206138f, 0.00029217108f, 3.6838362e-06f, 1.7579672e-05f, 0.0013182218f, 4.0322457e-06f, 0.00019302442f, 1.6170081e-09f, 2.4588635e-08f, 0.00032762886f, 0.00014054422f, 0.0022306533f, 0.0019592508f, 0.020011632f, 0.0041379253f, 0.00010658594f, 0.00080216926f, 0.003978897f, 0.023126693f, 9.157457e-06f, 2.8057437e-05f, 0.0127194f, 0.014095231f, 0.00015862423f, 2.9063569e-05f, 0.0001258991f, 0.00025576496f, 7.337428e-05f, 1.8311643e-05f, 0.010280092f, 7.357691e-09f, 2.6233332e-08f, 5.247034e-11f, 0.013127951f, 0.012971161f, 0.027845751f, 0.0014975638f, 0.010281822f, 0.00022582099f, 4.0311355e-05f, 0.0076107555f, 0.0031325042f, 0.0011821057f, 0.00026276545f, 0.002367541f, 0.0016605902f, 3.8892853e-05f, 0.018179161f, 0.004938573f, 6.8914014e-05f, 6.9431044e-06f, 0.00990895f, 0.044663683f, 0.036685146f, 0.0117618535f, 0.010074001f, 0.022028001f, 0.0042330185f, 0.07414891f, 0.0050236713f, 0.0077176793f, 0.019634746f, 0.06568551f, 9.099619e-05f, 0.02132815f, 0.012534668f, 0.0012398375f, 0.013087189f, 0.0060483366f, 0.053202424f, 0.005320784f, 0.01574085f, 1.1363878e-11f, 0.08772477f, 0.00043035316f, 0.00068669167f, 0.029132955f, 0.028801287f, 0.0001794795f, 0.016531713f, 0.0006285618f, 0.06375445f, 0.0024475963f, 0.017887125f, 0.0009349017f, 0.00394699f, 0.003947532f, 0.040691704f, 0.044125874f, 0.013613303f, 0.002790371f, 0.059369255f, 0.002188011f, 0.026989564f, 0.008665628f, 0.022908948f, 0.05011692f, 0.00038889685f, 0.006762278f, 0.054007642f, 0.08285583f, 0.0010018902f, 0.0033528279f, 0.0001115622f, 0.026147556f, 0.14577639f, 0.0146424025f, 0.00017709791f, 9.12968e-05f, 0.000440447f, 0.00021836213f, 0.00064240984f, 4.669151e-09f, 0.004914426f, 7.597937e-05f, 0.0014319139f, 0.03406429f, 0.0008023157f, 4.1502757e-05f, 0.0032590346f, 0.00017633733f, 0.017367776f, 0.019296443f, 0.14018804f, 1.2045207e-07f, 0.08855166f, 0.07998418f, 0.0025486555f, 0.0033203696f, 0.13092968f, 0.027500942f, 0.0002385676f, 9.818199e-06f, 0.01939203f, 0.016266923f, 0.027626375f, 0.04539146f, 4.558849e-05f, 0.007120111f, 0.09620003f, 0.040613275f, 6.771567e-05f, 0.004307513f, 0.018779116f, 0.007469479f, 0.1444352f, 0.015787488f, 0.000110748326f, 0.00018605425f, 0.00044355582f, 0.00037479692f, 0.00047190112f, 1.1416852e-08f, 8.271065e-05f, 0.005336832f, 0.028052332f, 0.0070070433f, 0.00081332965f, 0.00083849696f, 0.0023971775f, 0.009842588f, 0.00777176f, 0.13923135f, 0.01949602f, 1.84592e-07f, 0.12918809f, 0.038095403f, 0.00011470909f, 0.005562975f, 0.08533773f, 0.07349932f, 2.6631235e-06f, 0.00024480812f, 0.00058832095f, 0.045685068f, 0.035781078f, 4.0798448e-05f, 0.00013730384f, 0.022402072f, 0.049601354f, 0.04044983f, 0.018501103f, 0.0006673949f, 0.0232012f, 0.008224407f, 7.728593e-06f, 0.12670298f, 0.033123687f, 0.02955665f, 0.0012293383f, 0.048945192f, 0.00053257827f, 7.777667e-12f, 0.012175028f, 0.011942138f, 0.010090046f, 0.0060842005f, 0.0088745095f, 0.05448538f, 0.0026058566f, 0.015134607f, 0.002319797f, 0.0284877f, 0.13473006f, 0.01697942f, 0.00095380965f, 0.055851433f, 0.005232779f, 0.021402808f, 0.018071482f, 0.008136163f, 0.010804717f, 0.009497141f, 1.30775825e-05f, 0.0010142943f, 0.0031714307f, 3.6139788e-06f, 7.4104136e-08f, 1.3512112e-05f, 0.0011841396f, 0.0009650081f, 9.0310735e-08f, 4.8455706e-09f, 0.019717403f, 0.006972549f, 8.717165e-08f, 0.00085934636f, 0.0029560323f, 0.0026298244f, 5.30083e-05f, 0.009030257f, 9.418139e-05f, 8.165605e-11f, 6.337079e-06f, 9.613199e-05f, 0.015402462f, 0.00937395f, 0.010760411f, 0.0041599325f, 0.00019312235f, 0.003635925f, 0.0005527759f, 4.215218e-05f, 0.00020293861f, 0.0076445276f, 0.00013598504f, 0.007910927f, 2.7651163e-07f, 9.1345326e-10f, 0.0055016135f, 0.0024375143f, 0.0039332793f, 0.00347816f
+/* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
+static const float bell_excite[BELL_POINTS * BELL_MODES] = {
+-0.017521039f, 0.15446761f, 0.030104777f, 0.0010304386f, 0.012795549f, -0.16423126f, 0.004488543f, 0.00404333f, 0.16093811f, 0.030316934f, 0.01179613f, -0.0070345593f, 4.5708266e-06f, 0.019604336f, 0.006805853f, -0.006490298f, -0.10137262f, -0.0002662247f, -5.3847725e-05f, -6.7563706e-06f, -0.11365449f, -0.09749101f, -0.14292939f, -0.11184679f, -0.10149238f, 0.015399609f, 0.0036020963f, 0.09654394f, 0.03767459f, 0.015808238f, -0.03439531f, -0.048611548f, -0.006007841f, 0.041981135f, -0.06623988f, 0.13583507f, 0.0072168247f, 0.005167837f, 0.1704481f, -0.15987068f, -0.0024800885f, 0.02187593f, -0.032861415f, -0.0010943491f, -0.00021848206f, 0.002745436f, 0.015594292f, 0.014106147f, 0.00045491007f, 9.0523026e-05f, 0.102942504f, -0.061200812f, 3.193812e-05f, -0.010513546f, -0.019059423f, 0.017796189f, 0.07192478f, 0.047376763f, 0.0048969705f, 1.5695506e-06f, 0.0025857897f, 0.0113355f, -0.14603737f, -0.113885276f, -0.030127298f, 0.018779987f, 0.0042663603f, 0.043824807f, 0.017093012f, 0.0019193322f, -0.004192812f, 0.036307324f, -0.002008045f, 0.013893323f, -4.021204e-05f, 0.00015680764f, -0.01810052f, -0.011855135f, -0.047229793f, 0.044263422f, -0.14146248f, -0.06432671f, -0.010324047f, 0.028322592f, 0.0630785f, -0.15207464f, 0.003026129f, 0.005296927f, -0.11278032f, -0.11872334f, -0.012594611f, -0.0053910636f, -0.011220477f, -0.015992653f, 0.0085658785f, -0.0042792107f, -0.10139079f, -8.5776985e-05f, -0.00016196707f, 7.2436414e-06f, -0.11457727f, 0.113891006f, 0.16687046f, -0.038698368f, -0.10139932f, -0.015027341f, 0.0063491226f, -0.087239645f, 0.05596878f, -0.034381766f, -0.016210042f, -0.048657384f, 0.04075034f, -0.0062364135f, -0.13483012f, 0.07027498f, 0.008301446f, 0.0026349772f, 0.099543706f, 0.21133783f, 0.19153367f, -0.10845208f, -0.10036932f, -0.14841832f, 0.06506165f, -0.272303f, 0.070877865f, 0.087850325f, -0.14012404f, 0.25629184f, -0.009539193f, -0.1460416f, 0.11195833f, -0.035211325f, 0.114399254f, -0.07777105f, -0.2306565f, -0.0729437f, -0.12546255f, -3.371035e-06f, 0.29618368f, -0.020744955f, -0.026204802f, 0.17068379f, -0.16970941f, -0.013396995f, -0.12857571f, -0.025071133f, -0.25249642f, 0.04947319f, 0.13374276f, 0.030576162f, 0.06282508f, 0.06282938f, -0.20172185f, 0.2100616f, -0.11667606f, -0.052823965f, -0.24365807f, -0.04677618f, 0.164285f, -0.09308936f, 0.15135702f, 0.22386809f, -0.019720469f, 0.08223307f, 0.23239544f, 0.2878469f, -0.031652648f, 0.05790361f, -0.010562301f, -0.16170205f, -0.38180676f, 0.121005796f, -0.0133078145f, 0.009554936f, 0.020986829f, -0.014777081f, -0.025345806f, -6.833119e-05f, -0.07010297f, -0.008716615f, -0.03784064f, 0.18456514f, 0.028325178f, -0.0064422633f, -0.057087954f, 0.013279207f, 0.13178685f, 0.13891163f, 0.37441692f, 0.00034706204f, 0.2975763f, 0.28281474f, -0.05048421f, 0.05762265f, 0.36184207f, 0.16583408f, 0.015445634f, 0.0031334006f, -0.13925527f, -0.12754184f, 0.16621184f, -0.21305272f, 0.006751925f, 0.08438075f, 0.3101613f, 0.20152736f, -0.008228953f, -0.06563165f, 0.13703692f, 0.08642615f, 0.3800463f, 0.12564828f, -0.010523703f, 0.013640171f, 0.021060765f, -0.019359672f, 0.021723285f, 0.00010684967f, -0.009094539f, -0.07305362f, 0.1674883f, -0.083708085f, 0.028518936f, -0.028956812f, 0.04896098f, 0.099209815f, -0.08815759f, -0.37313718f, 0.13962814f, 0.00042964172f, -0.35942745f, 0.19518043f, -0.010710233f, 0.074585356f, 0.2921262f, 0.27110758f, -0.0016319079f, -0.015646346f, 0.024255328f, -0.21374066f, 0.18915887f, 0.0063873664f, 0.011717672f, -0.14967322f, -0.2227136f, -0.20112143f, -0.13601875f, -0.025833987f, 0.1523194f, -0.09068852f, -0.002780035f, 0.3559536f, -0.18199915f, 0.17192048f, -0.035061922f, 0.2212356f, 0.023077657f, 2.788847e-06f, -0.11034051f, -0.10928009f, 0.10044922f, 0.07800128f, -0.09420461f, 0.23342103f, 0.05104759f, -0.123022795f, -0.04816427f, -0.168783f, 0.36705592f, 0.1303051f, -0.03088381f, 0.23632908f, 0.07233795f, -0.146297f, -0.13443021f, -0.09020068f, 0.10394575f, -0.09745328f, -0.003616294f, 0.031847987f, -0.05631546f, -0.0019010467f, 0.00027222076f, -0.0036758825f, -0.03441133f, -0.03106458f, 0.00030051745f, 6.9610134e-05f, -0.14041866f, 0.08350179f, 0.00029524846f, -0.02931461f, 0.054369405f, -0.051281814f, -0.00728068f, 0.09502767f, 0.00970471f, -9.036374e-06f, -0.0025173556f, -0.009804692f, 0.12410666f, 0.09681916f, 0.1037324f, 0.06449754f, 0.013896847f, -0.060298633f, -0.023511186f, -0.006492471f, 0.014245653f, 0.08743299f, -0.011661262f, 0.08894339f, 0.0005258437f, -3.022339e-05f, 0.07417286f, 0.049371187f, -0.062715866f, 0.058975928f
+};
+/* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
+ * whose pickup is the interpolated shape at the contact). */
+static const float bell_pickup[1] = {
+0.0f
 };
 
+/* Each output's delay behind the nearest listener (s): the interaural delay. */
+static const float bell_delay_s[BELL_OUTPUTS] = { 0.0f };
+#define BELL_DELAY_RING 8
+
 typedef struct {
-  float sample_rate_hz;
-  /* Held per strike, like the Faust instrument's ba.sAndH(gate): set by the setters, taken over
-   * at the next strike (or by bell_apply for effect use), because changing them while the
-   * object rings would click. */
+  float sample_rate_hz, inv_sample_rate;
+  /* Latched at the strike, like the Faust instrument's ba.sAndH(rise(gate)): set by the setters,
+   * taken over at the next strike (or by bell_apply for effect use), because changing them
+   * while the object rings would click. */
   float fundamental_hz, t60_scale, hardness, point;
   float next_fundamental_hz, next_t60_scale, next_hardness, next_point;
   /* Continuous controls, smoothed by a 10 ms one-pole (Faust si.smooth(ba.tau2pole(0.01))). */
-  float glide_target, glide, gain_target, gain, smooth_pole;
-  /* The raised-cosine hammer (seed 003 eq. 7). */
-  int strike_pending, hammer_count, hammer_length;
-  float strike_velocity, hammer_velocity;
+  float glide_target, glide, gain_target, gain, smooth_pole, level;
+  int strike_pending;
+  float strike_velocity;
   int loaded_point; /* the points (key (a P + b) P + c) whose gains are loaded; -1: none */
   /* Moving contact: on, triangle, smoothed barycentric weights. */
   int contact_on, contact_triangle;
@@ -119,78 +150,103 @@ typedef struct {
   float size_target, size, speed_target, speed, force_target, contact_force;
   float roughness_target, roughness, friction_target, friction, input_gain_target, input_gain;
   unsigned int noise;  /* no.noise's LCG: r = 1103515245 r + 12345 (mod 2^32), seed 0 */
-  int burst_count, burst_ramp;       /* hammer envelope */
-  float burst_lp[3];                 /* hammer low-pass */
-  int micro_count, micro_burst, micro_period[3], micro_phase[3];
-  float fractal_x1[10], fractal_y1[10], fractal_b[10], fractal_corner[10];
+  int since;           /* samples since the strike (saturating) */
+  float velocity;      /* the strike's momentum (N s) */
+  int burst_count;     /* hammer envelope */
+  float burst_lp[3];   /* hammer low-pass */
+  float micro_inc[3], micro_phase[3], micro_later[3];
+  float fractal_x1[1], fractal_y1[10], fractal_b[10], fractal_w[10], fractal_in_scale;
+  float two_pi_over_sr, quarter_pi_over_sr, noise_scale_sr;
+  /* Values of the contact models that change only with their inputs (-1: not computed yet). */
+  float cache_hardness, cache_contact, cache_sqrt_ramp, cache_size, cache_b, cache_roughness, cache_level;
+  float cache_c[10], cache_fc, cache_r, cache_cos;
+  int cache_ramp;
   float reson_x1, reson_x2, reson_y1, reson_y2, roll_lp[2];
-  BELL_ALIGN float c1[BELL_PADDED_MODES];  /* 2 R cos(theta) */
-  BELL_ALIGN float c2[BELL_PADDED_MODES];  /* R^2 */
-  BELL_ALIGN float b1[BELL_PADDED_MODES];  /* numerator: velocity from eq. 6's state */
+  BELL_ALIGN float ca[BELL_PADDED_MODES];  /* R cos(theta) */
+  BELL_ALIGN float sb[BELL_PADDED_MODES];  /* R sin(theta) */
+  BELL_ALIGN float kv[BELL_PADDED_MODES];  /* sigma / omega_d: velocity = re - kv im */
   BELL_ALIGN float on[BELL_PADDED_MODES];  /* 0 above Nyquist */
-  BELL_ALIGN float y1[BELL_PADDED_MODES];  /* y[m-1] */
-  BELL_ALIGN float y2[BELL_PADDED_MODES];  /* y[m-2] */
-  BELL_ALIGN float gain_a[BELL_OUTPUTS][BELL_PADDED_MODES]; /* point kA, times on */
-  BELL_ALIGN float gain_b[BELL_OUTPUTS][BELL_PADDED_MODES]; /* point kB, times on */
-  BELL_ALIGN float gain_c[BELL_OUTPUTS][BELL_PADDED_MODES]; /* point kC, times on */
-  BELL_ALIGN float force[BELL_BLOCK];
+  BELL_ALIGN float re[BELL_PADDED_MODES];
+  BELL_ALIGN float im[BELL_PADDED_MODES];
+  BELL_ALIGN float shape_a[BELL_PADDED_MODES]; /* shape at point A, times on */
+  BELL_ALIGN float shape_b[BELL_PADDED_MODES];
+  BELL_ALIGN float shape_c[BELL_PADDED_MODES];
+  BELL_ALIGN float pickup[BELL_OUTPUTS][BELL_PADDED_MODES];
+  BELL_ALIGN float gain_a[BELL_OUTPUTS][BELL_PADDED_MODES]; /* at point A alone */
+  BELL_ALIGN float force[BELL_BLOCK];     /* momentum of each sample (N s) */
   BELL_ALIGN float weight[BELL_BLOCK];    /* of point B */
   BELL_ALIGN float weight_c[BELL_BLOCK];  /* of point C */
   BELL_ALIGN float out_gain[BELL_BLOCK];
   int point_a[BELL_BLOCK];
-  BELL_ALIGN float acc[BELL_OUTPUTS][3][BELL_BLOCK][BELL_LANES];
+  /* Fractional output delays (cubic Lagrange over taps k0 .. k0 + 3), their ring buffers. */
+  int delay_k0[BELL_OUTPUTS], delay_pos;
+  float delay_h[BELL_OUTPUTS][4];
+  float delay_ring[BELL_OUTPUTS][BELL_DELAY_RING];
+  BELL_ALIGN float acc[BELL_OUTPUTS][BELL_BLOCK][BELL_LANES];
 } bell_state;
 
-/* Resonator coefficients for the held fundamental and T60 scale at the prepared rate. */
+/* Resonator coefficients for the held fundamental and T60 scale at the prepared rate, computed
+ * with the same single-precision operations as the Faust program (so both ring at exactly the
+ * same pitch), and the micro-collision trains' phase increments. */
 BELL_INLINE void bell_compute_coefficients(bell_state* s) {
   const float sr = s->sample_rate_hz;
-  const float inv_sr = 1.0f / sr;
   int n;
   for (n = 0; n < BELL_PADDED_MODES; ++n) {
-    s->c1[n] = 0.0f; s->c2[n] = 0.0f; s->b1[n] = 0.0f; s->on[n] = 0.0f;
+    s->ca[n] = 0.0f; s->sb[n] = 0.0f; s->kv[n] = 0.0f; s->on[n] = 0.0f;
   }
   for (n = 0; n < BELL_MODES; ++n) {
-    const float f = s->fundamental_hz * bell_frequency_ratio[n];
-    const float sigma = bell_decay_per_s[n] / s->t60_scale;
-    const float w0 = 6.28318530717958647692f * f;
-    const float wd2 = w0 * w0 - sigma * sigma;
-    const float wd = sqrtf(wd2 > 0.0f ? wd2 : 0.0f);  /* damped angular frequency */
-    const float r = expf(-(sigma * inv_sr));
-    const float theta = wd * inv_sr;
-    const float cos_theta = cosf(theta);
-    s->c1[n] = 2.0f * r * cos_theta;
-    s->c2[n] = r * r;
-    s->b1[n] = -(r * (cos_theta + sigma / (wd > 1e-9f ? wd : 1e-9f) * sinf(theta)));
-    s->on[n] = (f < 0.5f * sr && wd > 0.0f) ? 1.0f : 0.0f;
+    /* The Faust compiler's normal form of the same expressions, operation for operation. */
+    const float f = s->fundamental_hz, t = s->t60_scale;
+    const float wd2 = bell_omega_ratio2[n] * (f * f) - bell_decay2[n] / (t * t);
+    const float wd = sqrtf(0.0f < wd2 ? wd2 : 0.0f);  /* damped angular frequency */
+    const float theta = s->inv_sample_rate * wd;
+    const float r = expf(-1.0f * (bell_decay_per_s[n] / sr / t));
+    const float ca = r * cosf(theta), sb = r * sinf(theta);
+    s->ca[n] = -1.0f < ca ? ca : -1.0f;
+    s->sb[n] = -1.0f < sb ? sb : -1.0f;
+    s->kv[n] = bell_decay_per_s[n] / t / (wd > 1e-9f ? wd : 1e-9f);
+    s->on[n] = (bell_omega_ratio[n] * f < 3.14159265358979323846f * sr && wd > 0.0f) ? 1.0f : 0.0f;
   }
+  for (n = 0; n < 3; ++n) s->micro_inc[n] = bell_micro_ratio[n] / sr * s->fundamental_hz;
   s->loaded_point = -1;
 }
 
-/* Clears every resonator, the hammer and the smoothers: silence. */
+/* Clears every resonator, the contact models and the smoothers: silence. */
 BELL_INLINE void bell_reset(bell_state* s) {
   int n;
-  for (n = 0; n < BELL_PADDED_MODES; ++n) { s->y1[n] = 0.0f; s->y2[n] = 0.0f; }
+  for (n = 0; n < BELL_PADDED_MODES; ++n) { s->re[n] = 0.0f; s->im[n] = 0.0f; }
   s->glide = 0.0f;
   s->gain = 0.0f;
   s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
-  s->hammer_count = 0;
-  s->hammer_length = 1;
-  s->hammer_velocity = 0.0f;
   s->first_sample = 1;
   s->size = s->speed = s->contact_force = s->roughness = s->friction = s->input_gain = 0.0f;
   s->noise = 0u;
-  s->burst_count = 0; s->burst_ramp = 1;
-  s->micro_count = 0; s->micro_burst = 1;
-  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0; s->micro_period[n] = 1; }
-  for (n = 0; n < 10; ++n) s->fractal_x1[n] = s->fractal_y1[n] = 0.0f;
+  s->since = 0;
+  s->velocity = 0.0f;
+  s->burst_count = 0;
+  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0.0f; s->micro_later[n] = 0.0f; }
+  s->fractal_x1[0] = 0.0f;
+  for (n = 0; n < 10; ++n) s->fractal_y1[n] = 0.0f;
   s->reson_x1 = s->reson_x2 = s->reson_y1 = s->reson_y2 = 0.0f;
   s->roll_lp[0] = s->roll_lp[1] = 0.0f;
+  s->cache_hardness = s->cache_size = s->cache_roughness = s->cache_fc = -1.0f;
+  s->delay_pos = 0;
+  {
+    int l;
+    for (l = 0; l < BELL_OUTPUTS; ++l)
+      for (n = 0; n < BELL_DELAY_RING; ++n) s->delay_ring[l][n] = 0.0f;
+  }
+}
+
+/* True when taking over the held parameters now would change the resonator coefficients. */
+BELL_INLINE int bell_retunes(const bell_state* s) {
+  return s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
 }
 
 /* Takes over the held parameters (fundamental, T60 scale, hardness, excitation point) now. */
 BELL_INLINE void bell_apply(bell_state* s) {
-  const int changed = s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
+  const int changed = bell_retunes(s);
   s->fundamental_hz = s->next_fundamental_hz;
   s->t60_scale = s->next_t60_scale;
   s->hardness = s->next_hardness;
@@ -201,28 +257,51 @@ BELL_INLINE void bell_apply(bell_state* s) {
 /* Sets the sample rate, the default parameters, and silence. */
 BELL_INLINE void bell_prepare(bell_state* s, float sample_rate_hz) {
   s->sample_rate_hz = sample_rate_hz;
+  s->inv_sample_rate = 1.0f / sample_rate_hz;
   s->fundamental_hz = s->next_fundamental_hz = BELL_FUNDAMENTAL_HZ;
   s->t60_scale = s->next_t60_scale = 1.0f;
-  s->hardness = s->next_hardness = 0.7f;
-  s->point = s->next_point = 0.0f;
+  s->hardness = s->next_hardness = 0.8f;
+  s->point = s->next_point = 4.0f;  /* the loudest point */
   s->glide_target = 0.0f;
   s->contact_on = 0;
   s->contact_triangle = 0;
   s->contact_u_target = s->contact_v_target = 0.0f;
   s->gain_target = 0.5f;
-  s->smooth_pole = expf(-1.0f / (0.01f * sample_rate_hz));
+  s->level = BELL_LEVEL;
+  s->smooth_pole = expf(0.0f - 100.0f / sample_rate_hz);
   s->excitation = BELL_EXCITE_IMPACT;
   s->size_target = 0.1f;
   s->speed_target = 0.3f;
   s->force_target = 0.5f;
   s->roughness_target = 1.0f;
   s->friction_target = 0.3f;
-  s->input_gain_target = 1.0f;
+  s->input_gain_target = 100.0f;
+  s->two_pi_over_sr = 6.28318530717958647692f / sample_rate_hz;
+  s->quarter_pi_over_sr = 0.785398163397448309616f / sample_rate_hz;
+  s->noise_scale_sr = 4.656613e-10f * sample_rate_hz;
   {
     int k;
     for (k = 0; k < 10; ++k) {
-      s->fractal_corner[k] = 20.0f * powf(2.0f, (float)k);  /* octave-spaced, 20 Hz .. 10 kHz */
-      s->fractal_b[k] = expf(-(6.28318530717958647692f * s->fractal_corner[k] / sample_rate_hz));
+      /* Corners 20 2^k Hz, 20 Hz .. 10 kHz: 2 pi p_k / SR. */
+      s->fractal_w[k] = 125.66370614359172954f * (float)(1 << k) / sample_rate_hz;
+      s->fractal_b[k] = expf(-1.0f * s->fractal_w[k]);
+    }
+    s->fractal_in_scale = 4.656613e-10f * sqrtf(1.5f * sample_rate_hz) * (1.0f - s->fractal_b[0]);
+  }
+  {
+    int l;
+    for (l = 0; l < BELL_OUTPUTS; ++l) {
+      const float d = bell_delay_s[l] * sample_rate_hz;
+      int k0 = (int)d - 1;
+      float x;
+      if (k0 < 0) k0 = 0;
+      if (k0 > BELL_DELAY_RING - 4) k0 = BELL_DELAY_RING - 4;  /* above 192 kHz: capped */
+      x = d - (float)k0;
+      s->delay_k0[l] = k0;
+      s->delay_h[l][0] = (x - 1.0f) * (x - 2.0f) * (x - 3.0f) / -6.0f;
+      s->delay_h[l][1] = x * (x - 2.0f) * (x - 3.0f) / 2.0f;
+      s->delay_h[l][2] = x * (x - 1.0f) * (x - 3.0f) / -2.0f;
+      s->delay_h[l][3] = x * (x - 1.0f) * (x - 2.0f) / 6.0f;
     }
   }
   bell_compute_coefficients(s);
@@ -235,9 +314,9 @@ BELL_INLINE void bell_set_hardness(bell_state* s, float hardness) { s->next_hard
 BELL_INLINE void bell_set_excitation_point(bell_state* s, int point) { s->next_point = (float)point; }
 /* Continuous position between the excitation point and the next, in [0, 1]; smoothed. */
 BELL_INLINE void bell_set_glide(bell_state* s, float glide) { s->glide_target = glide; }
-/* Moving contact (seed 003 2.3, Fig. 4): when on, the position is the point of triangle
- * `triangle` with barycentric weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the
- * edge); u and v are smoothed. Off: the excitation point and glide. */
+/* Moving contact: when on, the position is the point of triangle `triangle` with barycentric
+ * weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the edge); u and v are smoothed.
+ * Off: the excitation point and glide. */
 BELL_INLINE void bell_set_contact(bell_state* s, int on, int triangle, float u, float v) {
   s->contact_on = on && BELL_TRIANGLES > 0;
   s->contact_triangle = triangle < 0 ? 0 : (triangle >= BELL_TRIANGLES ? (BELL_TRIANGLES > 0 ? BELL_TRIANGLES - 1 : 0) : triangle);
@@ -246,18 +325,20 @@ BELL_INLINE void bell_set_contact(bell_state* s, int on, int triangle, float u, 
 }
 /* Output gain; smoothed. */
 BELL_INLINE void bell_set_gain(bell_state* s, float gain) { s->gain_target = gain; }
+/* Output level (not smoothed): BELL_LEVEL by default, BELL_PHYSICAL_SCALE for physical units. */
+BELL_INLINE void bell_set_level(bell_state* s, float level) { s->level = level; }
 
 /* Contact model (BELL_EXCITE_*) and its controls, smoothed like the gain:
  * size in [0, 1] (hammer and ball: low-pass at (1 - size) 9500 + 500 Hz), speed (m/s),
- * force (N), roughness (beta of the 1/f^beta profile), friction (Coulomb coefficient),
- * input gain (live input). */
+ * force (N, the normal force), roughness (beta of the 1/f^beta profile), friction (Coulomb
+ * coefficient), input gain (N per full-scale input sample; not smoothed). */
 BELL_INLINE void bell_set_excitation(bell_state* s, int kind) { s->excitation = kind; }
 BELL_INLINE void bell_set_size(bell_state* s, float size) { s->size_target = size; }
 BELL_INLINE void bell_set_speed(bell_state* s, float mps) { s->speed_target = mps; }
 BELL_INLINE void bell_set_force(bell_state* s, float newtons) { s->force_target = newtons; }
 BELL_INLINE void bell_set_roughness(bell_state* s, float beta) { s->roughness_target = beta; }
 BELL_INLINE void bell_set_friction(bell_state* s, float mu) { s->friction_target = mu; }
-BELL_INLINE void bell_set_input_gain(bell_state* s, float gain) { s->input_gain_target = gain; }
+BELL_INLINE void bell_set_input_gain(bell_state* s, float newtons) { s->input_gain_target = newtons; }
 
 /* One-pole low-pass y = (1 - b) x + b y[-1] (Faust m2dExcite.onePole). */
 BELL_INLINE float bell_one_pole(float* y1, float b, float x) {
@@ -265,119 +346,122 @@ BELL_INLINE float bell_one_pole(float* y1, float b, float x) {
   return *y1;
 }
 
-/* The force of the selected contact model for one sample, as momentum per sample; trig: a strike
- * starts on this sample; in: the live input sample. The same recursions as the Faust m2dExcite
- * environment (see there for the papers and equations). */
+/* The force (N) of the selected contact model for one sample; every model's state advances, as
+ * in the Faust program, so switching models mid-ring gives the same signal in both. trig: a
+ * strike starts on this sample; in: the live input sample (read by the input model only). The
+ * papers and equations are cited at the Faust m2dExcite environment. */
 BELL_INLINE float bell_contact_force(bell_state* s, int trig, float in) {
   const float two_pi = 6.28318530717958647692f, sr = s->sample_rate_hz;
   const float p = s->smooth_pole;
-  float noise, x = 0.0f;
-  int k;
+  float raw, impact, hammer, micro = 0.0f, scrape, roll, fractal, fc, r, y, b, phase, env;
+  int k, ramp, since_burst;
   s->noise = s->noise * 1103515245u + 12345u;
-  noise = (float)(int)s->noise * (1.0f / 2147483647.0f);  /* no.noise */
+  raw = (float)(int)s->noise;  /* no.noise is raw / 2147483647 */
   s->size = s->size_target * (1.0f - p) + p * s->size;
   s->speed = s->speed_target * (1.0f - p) + p * s->speed;
   s->contact_force = s->force_target * (1.0f - p) + p * s->contact_force;
   s->roughness = s->roughness_target * (1.0f - p) + p * s->roughness;
   s->friction = s->friction_target * (1.0f - p) + p * s->friction;
-  s->input_gain = s->input_gain_target * (1.0f - p) + p * s->input_gain;
-  if (trig) {
-    s->hammer_velocity = s->strike_velocity;
-    /* Contact time 0.2 ms (hardness 1) to 10 ms (hardness 0). */
-    s->hammer_length = (int)(0.0002f * powf(50.0f, 1.0f - s->hardness) * sr + 0.5f);
-    if (s->hammer_length < 1) s->hammer_length = 1;
-    s->hammer_count = s->hammer_length;
-    s->burst_ramp = (int)(((1.0f - s->hardness) * 0.01f + 0.001f) * sr + 0.5f);
-    if (s->burst_ramp < 1) s->burst_ramp = 1;
-    s->burst_count = 2 * s->burst_ramp;
-    s->micro_burst = (int)(0.02f * sr + 0.5f);
-    if (s->micro_burst < 1) s->micro_burst = 1;
-    s->micro_count = s->micro_burst;
-    for (k = 0; k < 3; ++k) {
-      float f = s->fundamental_hz * bell_micro_ratio[k];
-      s->micro_period[k] = (int)(sr / (f > 1.0f ? f : 1.0f) + 0.5f);
-      if (s->micro_period[k] < 1) s->micro_period[k] = 1;
-      s->micro_phase[k] = 0;
+  if (trig) s->velocity = s->strike_velocity;
+  s->since = trig ? 0 : (s->since + 1 < 16777216 ? s->since + 1 : 16777216);
+
+  /* Impact: F = (p / T)(1 - cos(2 pi t / T)) for t < T, T = 0.2 ms 50^(1 - hardness). */
+  {
+    if (s->hardness != s->cache_hardness) {
+      /* Recomputed only when the input changes: the same values, far fewer transcendentals. */
+      s->cache_hardness = s->hardness;
+      s->cache_contact = 0.0002f * powf(50.0f, 1.0f - s->hardness);
+      s->cache_ramp = (int)(sr * ((1.0f - s->hardness) * 0.01f + 0.001f) + 0.5f);
+      if (s->cache_ramp < 1) s->cache_ramp = 1;
+      s->cache_sqrt_ramp = sqrtf((float)s->cache_ramp);
     }
-  } else {
-    if (s->hammer_count > 0) --s->hammer_count;
-    if (s->burst_count > 0) --s->burst_count;
-    if (s->micro_count > 0) --s->micro_count;
-    for (k = 0; k < 3; ++k) s->micro_phase[k] = (s->micro_phase[k] + 1) % s->micro_period[k];
+    const float contact = s->cache_contact;
+    phase = (float)s->since / (contact * sr);
+    impact = phase < 1.0f ? s->velocity * (1.0f - cosf(two_pi * phase)) / contact : 0.0f;
   }
+
+  /* The filters below are written in the Faust compiler's normal form of the same expressions
+   * (same operations, same order), so both round alike: the shelving zeros sit close to 1, where
+   * an ulp of difference would change a section's gain by 1e-4. */
+  /* Hammer: noise burst, linear attack-release envelope, three one-pole low-passes. */
+  ramp = s->cache_ramp;
+  s->burst_count = trig ? 2 * ramp : (s->burst_count - 1 > 0 ? s->burst_count - 1 : 0);
+  since_burst = 2 * ramp - s->burst_count;
+  env = s->burst_count > 0 ? (since_burst < ramp ? (float)since_burst : (float)s->burst_count) / (float)ramp : 0.0f;
+  if (s->size != s->cache_size) {
+    s->cache_size = s->size;
+    s->cache_b = expf(-1.0f * s->two_pi_over_sr * (9500.0f * (1.0f - s->size) + 500.0f));
+  }
+  b = s->cache_b;
+  s->burst_lp[0] = b * s->burst_lp[0] + s->noise_scale_sr * (s->velocity * raw * env * (1.0f - b) / s->cache_sqrt_ramp);
+  s->burst_lp[1] = b * s->burst_lp[1] + s->burst_lp[0] * (1.0f - b);
+  s->burst_lp[2] = b * s->burst_lp[2] + s->burst_lp[1] * (1.0f - b);
+  hammer = s->burst_lp[2];
+
+  /* Micro-collisions: the impact plus three fractional-period impulse trains for 20 ms. */
+  env = 1.0f - (float)s->since / (0.02f * sr);
+  if (env < 0.0f) env = 0.0f;
+  for (k = 0; k < 3; ++k) {
+    const float inc = s->micro_inc[k], prev = s->micro_phase[k];
+    const int crossed = trig || prev + inc >= 1.0f;
+    const float late = trig ? 0.0f : (prev + inc - 1.0f) / inc;
+    micro += (crossed ? late : 0.0f) + s->micro_later[k];
+    s->micro_later[k] = crossed ? 1.0f - late : 0.0f;
+    s->micro_phase[k] = trig ? 0.0f : prev + inc - (float)(prev + inc >= 1.0f);
+  }
+  micro = impact + micro * (0.1f * s->hardness * s->velocity * env * env * sr);
+
+  /* Scrape and roll: white noise of 1 N^2/Hz, ten octave-spaced shelving sections (pole p_k,
+   * zero p_k 2^(beta/2)), a reson at 2000 Hz per m/s, quality 4. */
+  {
+    if (s->roughness != s->cache_roughness) {
+      const float half_beta = 0.5f * s->roughness;
+      const float zero_ratio = powf(2.0f, half_beta);
+      s->cache_roughness = s->roughness;
+      for (k = 0; k < 10; ++k) s->cache_c[k] = expf(-1.0f * s->fractal_w[k] * zero_ratio);
+      s->cache_level = powf(50.0f, half_beta);
+    }
+    float x = raw, x1 = s->fractal_x1[0];
+    s->fractal_x1[0] = raw;
+    for (k = 0; k < 10; ++k) {
+      const float c = s->cache_c[k];
+      /* Section 0 also scales the raw noise to 1 N^2/Hz. */
+      const float g = k == 0 ? s->fractal_in_scale : 1.0f - s->fractal_b[k];
+      const float out = s->fractal_b[k] * s->fractal_y1[k] + g * ((x - x1 * c) / (1.0f - c));
+      x1 = s->fractal_y1[k];
+      s->fractal_y1[k] = out;
+      x = out;
+    }
+    fractal = x * s->cache_level;
+  }
+  fc = 2000.0f * s->speed;
+  if (fc < 10.0f) fc = 10.0f;
+  if (fc != s->cache_fc) {
+    s->cache_fc = fc;
+    s->cache_r = expf(-1.0f * s->quarter_pi_over_sr * fc);
+    s->cache_cos = cosf(s->two_pi_over_sr * fc);
+  }
+  r = s->cache_r;
+  y = r * (2.0f * s->reson_y1 * s->cache_cos - r * s->reson_y2) + 0.5f * (fractal - s->reson_x2) * (1.0f - r * r);
+  s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
+  s->reson_y2 = s->reson_y1; s->reson_y1 = y;
+  /* 89.44 N per N of friction force: the level calibration of the Faust profileLevel. */
+  scrape = 89.44f * y * s->friction * s->contact_force;
+  s->roll_lp[0] = b * s->roll_lp[0] + 89.44f * y * s->contact_force * (1.0f - b);
+  s->roll_lp[1] = b * s->roll_lp[1] + s->roll_lp[0] * (1.0f - b);
+  roll = s->roll_lp[1];
+
   switch (s->excitation) {
-    case BELL_EXCITE_IMPACT:
-    case BELL_EXCITE_MICRO:
-      /* Seed 003 eq. 7: F(t) = Fmax (1 - cos(2 pi t / T)), scaled to deliver `velocity` in total. */
-      x = s->hammer_count > 0
-              ? s->hammer_velocity *
-                    (1.0f - cosf(two_pi * (float)(s->hammer_length - s->hammer_count) /
-                                 (float)s->hammer_length)) /
-                    (float)s->hammer_length
-              : 0.0f;
-      if (s->excitation == BELL_EXCITE_MICRO) {
-        /* Seed 002: impulse trains at the dominant modal frequencies for 20 ms after the impact. */
-        const float env = (float)s->micro_count / (float)s->micro_burst;
-        const int pulses = (s->micro_phase[0] == 0) + (s->micro_phase[1] == 0) + (s->micro_phase[2] == 0);
-        x += (float)pulses * (0.1f * s->hardness * s->hammer_velocity * env * env);
-      }
-      break;
-    case BELL_EXCITE_HAMMER: {
-      /* Seed 004 3.3: noise burst, linear attack-release envelope, three one-pole low-passes. */
-      const int since = 2 * s->burst_ramp - s->burst_count;
-      const float env = s->burst_count > 0
-                            ? (since < s->burst_ramp ? (float)since : (float)(2 * s->burst_ramp - since)) /
-                                  (float)s->burst_ramp
-                            : 0.0f;
-      const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
-      x = noise * env * s->hammer_velocity / sqrtf((float)s->burst_ramp);
-      for (k = 0; k < 3; ++k) x = bell_one_pole(&s->burst_lp[k], b, x);
-      break;
-    }
-    case BELL_EXCITE_SCRAPE:
-    case BELL_EXCITE_ROLL: {
-      /* Seed 002: fractal 1/f^beta noise (ten octave-spaced shelving sections, pole p_k, zero
-       * p_k 2^(beta/2)) through a reson at 2000 Hz per m/s, quality 4, level friction * force. */
-      float fractal = noise, fc, r, c1, c2, u, y;
-      const int rolling = s->excitation == BELL_EXCITE_ROLL;
-      const float zero_ratio = powf(2.0f, 0.5f * s->roughness);
-      for (k = 0; k < 10; ++k) {
-        const float b = s->fractal_b[k];
-        const float c = expf(-(two_pi * s->fractal_corner[k] * zero_ratio / sr));
-        const float out = (fractal - c * s->fractal_x1[k]) * ((1.0f - b) / (1.0f - c)) + b * s->fractal_y1[k];
-        s->fractal_x1[k] = fractal;
-        s->fractal_y1[k] = out;
-        fractal = out;
-      }
-      fractal *= 0.5f * powf(50.0f, 0.5f * s->roughness);
-      fc = s->speed * 2000.0f;
-      if (fc < 10.0f) fc = 10.0f;
-      r = expf(-(3.14159265358979323846f * fc / (4.0f * sr)));
-      c1 = 2.0f * r * cosf(two_pi * fc / sr);
-      c2 = r * r;
-      u = (fractal - s->reson_x2) * (0.5f * (1.0f - r * r));
-      y = u + (c1 * s->reson_y1 - c2 * s->reson_y2);
-      s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
-      s->reson_y2 = s->reson_y1; s->reson_y1 = y;
-      x = y * ((rolling ? 1.0f : s->friction) * s->contact_force);
-      if (rolling) {
-        /* The ball's size: two one-poles at (1 - size) 9500 + 500 Hz. */
-        const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
-        x = bell_one_pole(&s->roll_lp[0], b, x);
-        x = bell_one_pole(&s->roll_lp[1], b, x);
-      }
-      break;
-    }
-    case BELL_EXCITE_INPUT:
-      x = in * s->input_gain;
-      break;
-    default:
-      break;
+    case BELL_EXCITE_HAMMER: return hammer;
+    case BELL_EXCITE_MICRO: return micro;
+    case BELL_EXCITE_SCRAPE: return scrape;
+    case BELL_EXCITE_ROLL: return roll;
+    case BELL_EXCITE_INPUT: return in * s->input_gain_target;  /* not smoothed, as in Faust */
+    default: return impact;
   }
-  return x;
 }
 
-/* Strikes with the held parameters at the next processed sample; velocity scales the momentum. */
+/* Strikes with the held parameters at the next processed sample; velocity is the momentum (N s). */
 BELL_INLINE void bell_strike(bell_state* s, float velocity) {
   s->strike_pending = 1;
   s->strike_velocity = velocity;
@@ -397,88 +481,100 @@ BELL_INLINE void bell_load_points(bell_state* s, int key) {
   const int point_c = key % BELL_POINTS;
   const int point_b = (key / BELL_POINTS) % BELL_POINTS;
   const int point_a = key / (BELL_POINTS * BELL_POINTS);
+  const float* ea = bell_excite + (long)point_a * BELL_MODES;
+  const float* eb = bell_excite + (long)point_b * BELL_MODES;
+  const float* ec = bell_excite + (long)point_c * BELL_MODES;
   int l, n;
-  for (l = 0; l < BELL_OUTPUTS; ++l) {
-    const float* ga = bell_gain + ((long)l * BELL_POINTS + point_a) * BELL_MODES;
-    const float* gb = bell_gain + ((long)l * BELL_POINTS + point_b) * BELL_MODES;
-    const float* gc = bell_gain + ((long)l * BELL_POINTS + point_c) * BELL_MODES;
-    for (n = 0; n < BELL_PADDED_MODES; ++n) {
-      s->gain_a[l][n] = n < BELL_MODES ? ga[n] * s->on[n] : 0.0f;
-      s->gain_b[l][n] = n < BELL_MODES ? gb[n] * s->on[n] : 0.0f;
-      s->gain_c[l][n] = n < BELL_MODES ? gc[n] * s->on[n] : 0.0f;
-    }
+  for (n = 0; n < BELL_PADDED_MODES; ++n) {
+    s->shape_a[n] = n < BELL_MODES ? s->on[n] * ea[n] : 0.0f;
+    s->shape_b[n] = n < BELL_MODES ? s->on[n] * eb[n] : 0.0f;
+    s->shape_c[n] = n < BELL_MODES ? s->on[n] * ec[n] : 0.0f;
   }
+  for (l = 0; l < BELL_OUTPUTS; ++l)
+    for (n = 0; n < BELL_PADDED_MODES; ++n) {
+      s->pickup[l][n] = BELL_CONTACT_MIC ? 0.0f : (n < BELL_MODES ? bell_pickup[(long)l * BELL_MODES + n] : 0.0f);
+      s->gain_a[l][n] = s->shape_a[n] * (BELL_CONTACT_MIC ? s->shape_a[n] : s->pickup[l][n]);
+    }
   s->loaded_point = key;
 }
 
-/* The resonator bank over samples [m0, m1) of the block: eq. 6, then the velocity numerator,
- * accumulated per lane for point A (and point B when cross-fading). */
-BELL_INLINE void bell_run_modes(bell_state* s, int m0, int m1, int crossfade, int third) {
+/* The resonator bank over samples [m0, m1) of the block, accumulated per lane. moving: the
+ * weights of points B and C are not all 0, so the shape is interpolated per sample (and, for
+ * the contact microphone, squared: excitation and pickup at the same point). */
+BELL_INLINE void bell_run_modes(bell_state* s, int m0, int m1, int moving) {
   int base, m, j, l;
   for (base = 0; base < BELL_PADDED_MODES; base += BELL_LANES) {
-    float y1[BELL_LANES], y2[BELL_LANES], c1[BELL_LANES], c2[BELL_LANES], b1[BELL_LANES];
+    float re[BELL_LANES], im[BELL_LANES], ca[BELL_LANES], sb[BELL_LANES], kv[BELL_LANES];
     for (j = 0; j < BELL_LANES; ++j) {
-      y1[j] = s->y1[base + j]; y2[j] = s->y2[base + j];
-      c1[j] = s->c1[base + j]; c2[j] = s->c2[base + j]; b1[j] = s->b1[base + j];
+      re[j] = s->re[base + j]; im[j] = s->im[base + j];
+      ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
     }
     for (m = m0; m < m1; ++m) {
       const float x = s->force[m];
       float v[BELL_LANES];
       for (j = 0; j < BELL_LANES; ++j) {
-        const float y = (c1[j] * y1[j] - c2[j] * y2[j]) + x;  /* seed 003 eq. 6 */
-        v[j] = y + b1[j] * y1[j];
-        y2[j] = y1[j];
-        y1[j] = y;
+        const float next_re = ca[j] * re[j] - sb[j] * im[j] + x;
+        const float next_im = sb[j] * re[j] + ca[j] * im[j];
+        re[j] = next_re;
+        im[j] = next_im;
+        v[j] = next_re - kv[j] * next_im;
       }
-      for (l = 0; l < BELL_OUTPUTS; ++l) {
-        const float* BELL_RESTRICT ga = s->gain_a[l] + base;
-        float* BELL_RESTRICT acc_a = s->acc[l][0][m];
-        for (j = 0; j < BELL_LANES; ++j) acc_a[j] += v[j] * ga[j];
-        if (crossfade) {
-          const float* BELL_RESTRICT gb = s->gain_b[l] + base;
-          float* BELL_RESTRICT acc_b = s->acc[l][1][m];
-          for (j = 0; j < BELL_LANES; ++j) acc_b[j] += v[j] * gb[j];
+      if (!moving) {
+        for (l = 0; l < BELL_OUTPUTS; ++l) {
+          const float* BELL_RESTRICT g = s->gain_a[l] + base;
+          float* BELL_RESTRICT acc = s->acc[l][m];
+          for (j = 0; j < BELL_LANES; ++j) acc[j] += v[j] * g[j];
         }
-        if (third) {
-          const float* BELL_RESTRICT gc = s->gain_c[l] + base;
-          float* BELL_RESTRICT acc_c = s->acc[l][2][m];
-          for (j = 0; j < BELL_LANES; ++j) acc_c[j] += v[j] * gc[j];
+      } else {
+        const float wb = s->weight[m], wc = s->weight_c[m];
+        const float* BELL_RESTRICT ea = s->shape_a + base;
+        const float* BELL_RESTRICT eb = s->shape_b + base;
+        const float* BELL_RESTRICT ec = s->shape_c + base;
+        float shape[BELL_LANES];
+        for (j = 0; j < BELL_LANES; ++j) shape[j] = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
+        for (l = 0; l < BELL_OUTPUTS; ++l) {
+          const float* BELL_RESTRICT pk = BELL_CONTACT_MIC ? shape : s->pickup[l] + base;
+          float* BELL_RESTRICT acc = s->acc[l][m];
+          for (j = 0; j < BELL_LANES; ++j) acc[j] += v[j] * (shape[j] * pk[j]);
         }
       }
     }
-    for (j = 0; j < BELL_LANES; ++j) { s->y1[base + j] = y1[j]; s->y2[base + j] = y2[j]; }
+    for (j = 0; j < BELL_LANES; ++j) { s->re[base + j] = re[j]; s->im[base + j] = im[j]; }
   }
 }
 
-/* Renders n samples. in: force input (momentum per sample), or NULL; outs: OUTPUTS buffers. */
+/* Renders n samples. in: the live input (read by the input contact model only), or NULL;
+ * outs: OUTPUTS buffers. */
 BELL_INLINE void bell_process(bell_state* s, const float* in, float* const* outs, int n) {
   int done = 0;
   while (done < n) {
-    const int count = n - done < BELL_BLOCK ? n - done : BELL_BLOCK;
+    int count = n - done < BELL_BLOCK ? n - done : BELL_BLOCK;
     int m, l, j, start;
     /* Per-sample controls, in the order the Faust program computes them. */
     for (m = 0; m < count; ++m) {
-      float position, x;
-      int point_a;
       int trig = 0;
       if (s->first_sample) {
         s->first_sample = 0;
         bell_apply(s);
       }
       if (s->strike_pending) {
+        /* A strike that retunes starts a new block, so the new coefficients take effect on its
+         * own sample, not at the start of this block. */
+        if (m > 0 && bell_retunes(s)) {
+          count = m;
+          break;
+        }
         s->strike_pending = 0;
         bell_apply(s);
         trig = 1;
       }
-      x = bell_contact_force(s, trig, in ? in[m] : 0.0f);
-      /* The input is the force itself (the effect), unless the live-input model scales it. */
-      s->force[m] = in && s->excitation != BELL_EXCITE_INPUT ? in[m] + x : x;
+      s->force[m] = bell_contact_force(s, trig, in ? in[m] : 0.0f) * s->inv_sample_rate;
       s->glide = s->glide_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->glide;
       s->gain = s->gain_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->gain;
       s->contact_u = s->contact_u_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_u;
       s->contact_v = s->contact_v_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_v;
       if (s->contact_on) {
-        /* Barycentric gains over the triangle (seed 003 2.3): (1 - u - v) gA + u gB + v gC. */
+        /* Barycentric position over the triangle: (1 - u - v, u, v). */
         const int* t = bell_triangle[s->contact_triangle];
         const float sum = s->contact_u + s->contact_v;
         const float scale = sum > 1.0f ? sum : 1.0f;
@@ -486,8 +582,8 @@ BELL_INLINE void bell_process(bell_state* s, const float* in, float* const* outs
         s->weight[m] = s->contact_u / scale;
         s->weight_c[m] = s->contact_v / scale;
       } else {
-        int point_b;
-        position = s->point + s->glide;
+        int point_a, point_b;
+        float position = s->point + s->glide;
         if (position > (float)(BELL_POINTS - 1)) position = (float)(BELL_POINTS - 1);
         if (position < 0.0f) position = 0.0f;
         point_a = (int)position;
@@ -497,31 +593,31 @@ BELL_INLINE void bell_process(bell_state* s, const float* in, float* const* outs
         s->weight[m] = position - (float)point_a;
         s->weight_c[m] = 0.0f;
       }
-      s->out_gain[m] = s->gain;
+      s->out_gain[m] = s->gain * s->level;
     }
     for (l = 0; l < BELL_OUTPUTS; ++l)
       for (m = 0; m < count; ++m)
-        for (j = 0; j < BELL_LANES; ++j) { s->acc[l][0][m][j] = 0.0f; s->acc[l][1][m][j] = 0.0f; s->acc[l][2][m][j] = 0.0f; }
-    /* Runs of samples with the same pair of points; cross-fade only where the weight is not 0. */
+        for (j = 0; j < BELL_LANES; ++j) s->acc[l][m][j] = 0.0f;
+    /* Runs of samples with the same points; the per-sample interpolation only where a weight is
+     * not 0. */
     start = 0;
     while (start < count) {
-      int end = start + 1, crossfade = s->weight[start] != 0.0f, third = s->weight_c[start] != 0.0f;
+      int end = start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f;
       while (end < count && s->point_a[end] == s->point_a[start]) {
-        crossfade |= s->weight[end] != 0.0f;
-        third |= s->weight_c[end] != 0.0f;
+        moving |= s->weight[end] != 0.0f || s->weight_c[end] != 0.0f;
         ++end;
       }
       if (s->loaded_point != s->point_a[start]) bell_load_points(s, s->point_a[start]);
-      bell_run_modes(s, start, end, crossfade, third);
-      for (m = start; m < end; ++m)
+      bell_run_modes(s, start, end, moving);
+      for (m = start; m < end; ++m) {
         for (l = 0; l < BELL_OUTPUTS; ++l) {
-          float a = 0.0f, b = 0.0f, c = 0.0f, y;
-          for (j = 0; j < BELL_LANES; ++j) { a += s->acc[l][0][m][j]; b += s->acc[l][1][m][j]; c += s->acc[l][2][m][j]; }
-          /* The Faust bank's mix: A + wB (B - A) + wC (C - A). */
-          y = crossfade ? a + s->weight[m] * (b - a) : a;
-          if (third) y += s->weight_c[m] * (c - a);
+          float y = 0.0f;
+          for (j = 0; j < BELL_LANES; ++j) y += s->acc[l][m][j];
+
           outs[l][done + m] = y * s->out_gain[m];
         }
+
+      }
       start = end;
     }
     if (in) in += count;
@@ -532,7 +628,7 @@ BELL_INLINE void bell_process(bell_state* s, const float* in, float* const* outs
 #ifdef __cplusplus
 namespace mesh2dsp_models {
 
-// C++ face of the same model: prepare / reset / strike / process (DESIGN.md, "Generated code").
+// C++ face of the same model: prepare / reset / strike / process.
 class Bell {
  public:
   static constexpr int kModes = BELL_MODES;
@@ -551,6 +647,10 @@ class Bell {
   // Continuous, smoothed.
   void setGlide(float glide) { bell_set_glide(&state_, glide); }
   void setGain(float gain) { bell_set_gain(&state_, gain); }
+  // Output level: kLevel by default; kPhysicalScale (with gain 1) for the surface velocity in m/s.
+  static constexpr float kLevel = BELL_LEVEL;
+  static constexpr float kPhysicalScale = BELL_PHYSICAL_SCALE;
+  void setLevel(float level) { bell_set_level(&state_, level); }
   // Moving contact: triangle of the model's triangulation and barycentric (u, v), smoothed.
   static constexpr int kTriangles = BELL_TRIANGLES;
   void setContact(bool on, int triangle, float u, float v) { bell_set_contact(&state_, on ? 1 : 0, triangle, u, v); }
@@ -562,12 +662,16 @@ class Bell {
   void setRoughness(float beta) { bell_set_roughness(&state_, beta); }
   void setFriction(float mu) { bell_set_friction(&state_, mu); }
   void setInputGain(float gain) { bell_set_input_gain(&state_, gain); }
-  // The next sample of the selected contact model's force alone (advances its state): what
-  // process() feeds the modes. For analysis and tests.
+  // The next sample of the selected contact model's force alone, in newtons (advances every
+  // model's state): what process() feeds the modes, divided by the rate. For analysis and tests.
   float contactForce(bool trig, float in = 0.0f) { return bell_contact_force(&state_, trig ? 1 : 0, in); }
-  // position in [0, kExcitationPoints - 1]; velocity scales the momentum of the strike.
+  // Strikes at the excitation point and glide already set (the Faust gate's rising edge);
+  // velocity: the strike's momentum in N s.
+  void trigger(float velocity = 1.0f) { bell_strike(&state_, velocity); }
+  // position in [0, kExcitationPoints - 1]; velocity: the strike's momentum in N s.
   void strike(float position, float velocity = 1.0f) { bell_strike_at(&state_, position, velocity); }
-  // in: force (momentum per sample) or nullptr; out: output 0. n: any length.
+  // in: the live input (the input contact model's force, times the input gain) or nullptr;
+  // out: output 0. n: any length.
   void process(const float* in, float* out, int n) {
     float* outs[kOutputs] = {out};
     float scratch[kOutputs > 1 ? BELL_BLOCK : 1];

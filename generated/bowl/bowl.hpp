@@ -6,26 +6,37 @@
  * Dependency-free (only <math.h>, for the coefficients), no heap, no exceptions, no RTTI, float.
  * The same text compiles as C99/C11 (functions bowl_*) and as C++ (class
  * mesh2dsp_models::Bowl at the end), so one header serves C-only embedded toolchains
- * and C++ hosts alike. It is the same filter as bowl.dsp (resonator "reson"): fed the same
- * input at the same sample rate the two agree to float precision.
+ * and C++ hosts alike. It is the same instrument as bowl.dsp (resonator "reson"), sample
+ * for sample: the same held and smoothed controls, the same contact models all running at once,
+ * strikes and parameter changes at the sample where they happen. Fed the same events at the
+ * same rate the two agree within 1e-4 of the peak (single-precision rounding in a different
+ * order); a randomized differential test checks it.
  *
  * Use (C++):
- *   mesh2dsp_models::Bowl model;      // ~27 KiB of state: make it static or a member
+ *   mesh2dsp_models::Bowl model;      // ~11 KiB of state: make it static or a member
  *   model.prepare(48000.0f);                    // coefficients from the sample rate, never baked
- *   model.strike(0.0f, 1.0f);                   // excitation point 0, unit momentum
- *   model.process(nullptr, out, 256);           // nullptr: no external force input
+ *   model.strike(0.0f, 1.0f);                   // excitation point 0, a momentum of 1 N s
+ *   model.process(nullptr, out, 256);           // nullptr: no live input
  * Use (C): bowl_state s; bowl_prepare(&s, 48000.0f); bowl_strike_at(&s, 0.0f, 1.0f);
  *          float* outs[BOWL_OUTPUTS] = {out}; bowl_process(&s, NULL, outs, 256);
+ * As an effect (audio in = force): set_excitation(BOWL_EXCITE_INPUT) and set_input_gain(newtons
+ * of a full-scale sample); the input is read only by that contact model.
  *
- * The model (van den Doel & Pai, "Modal Synthesis for Vibrating Objects", seed 003): mode n is a
- * reson, eq. 6, with R = exp(-sigma_n/SR) and theta = omega_d,n/SR. Its input is the force on the
- * object as the momentum (N s) delivered in each sample; its output is the surface velocity,
- * whose continuous impulse response exp(-sigma t)(cos(omega_d t) - sigma/omega_d sin(omega_d t))
- * the filter reproduces exactly at the sampling instants (impulse invariance): the all-pole part
- * is eq. 6, the one-zero numerator 1 + b1 z^-1 turns its sine response into the velocity.
- * Output the surface velocity at the struck point along the strike direction (contact microphone). Every gain carries the overall normalisation
- * 0.021679211673419706 (1 / the largest sum of |gains| over points and outputs), so a unit-momentum
- * strike starts at most at 1. Modes at or above Nyquist are switched off at prepare.
+ * The model: mode n's velocity response to a unit momentum is
+ * exp(-sigma t)(cos(omega_d t) - sigma/omega_d sin(omega_d t)), reproduced exactly at the
+ * sampling instants (impulse invariance) with the poles R exp(+-i theta), R = exp(-sigma/SR),
+ * theta = omega_d/SR of van den Doel & Pai, "Modal Synthesis for Vibrating Objects" (2003),
+ * eq. 6, but as a coupled-form (rotation) recursion: its coefficients R cos(theta) and
+ * R sin(theta) keep the pitch of low modes exact in single precision (the direct form's
+ * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
+ * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
+ * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
+ * Levels: every gain carries the normalisation 0.021679211673419706 (1 / the largest sum of |gains|
+ * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
+ * by the gain (default 0.5) and the level BOWL_LEVEL, chosen so a default strike
+ * (point 1, the loudest, hardness 0.8) peaks near -6 dBFS and the same strike at
+ * hardness 1 below -1 dBFS. For physical units call set_level(BOWL_PHYSICAL_SCALE) and set_gain(1):
+ * the output is then the surface velocity in m/s. Modes at or above Nyquist are switched off at prepare.
  *
  * State is laid out as structure-of-arrays, BOWL_LANES modes side by side, so the compiler
  * vectorises across modes (build with -O3 -ffp-contract=fast and your target's SIMD flags).
@@ -42,6 +53,11 @@
 #define BOWL_OUTPUTS 1
 #define BOWL_FUNDAMENTAL_HZ 1442.1559
 #define BOWL_TRIANGLES 12
+/* 1: one output, the contact microphone (the pickup is the excitation point itself). */
+#define BOWL_CONTACT_MIC 1
+/* The default output level, and the level that makes the output the surface velocity in m/s. */
+#define BOWL_LEVEL 11.991124f
+#define BOWL_PHYSICAL_SCALE 46.12714f
 /* Modes computed side by side: 32 lets GCC vectorise the mode loops on SSE/AVX/AVX-512/NEON
  * hosts (at 16 it unrolls them into scalar code instead); 1 suits a Cortex-M4F (no SIMD). */
 #ifndef BOWL_LANES
@@ -67,48 +83,63 @@
 #define BOWL_INLINE static inline
 #endif
 
-/* Frequency of mode n over the fundamental's. */
-static const float bowl_frequency_ratio[BOWL_MODES] = {
-1.0f, 1.0001702f, 2.5784876f, 2.5786533f, 4.624303f, 4.6255407f, 7.0712285f, 7.072481f, 8.674959f, 8.703499f, 8.703522f, 9.563417f, 9.563574f, 9.796471f, 9.902333f, 9.903373f, 10.724307f, 10.724507f, 10.834178f, 10.834526f, 11.787669f, 11.787744f, 12.359065f, 12.477016f, 12.479703f, 12.639009f, 12.640337f, 13.1128f, 13.115357f
+/* Angular frequency of mode n over the fundamental's frequency: 2 pi f_n / f_0. */
+static const float bowl_omega_ratio[BOWL_MODES] = {
+6.2831855f, 6.2842546f, 16.201115f, 16.202156f, 29.055351f, 29.06313f, 44.42984f, 44.43771f, 54.506374f, 54.685696f, 54.68584f, 60.088722f, 60.089706f, 61.55304f, 62.218193f, 62.224728f, 67.38281f, 67.38407f, 68.07315f, 68.07533f, 74.06411f, 74.064575f, 77.6543f, 78.39541f, 78.412285f, 79.41324f, 79.421585f, 82.39015f, 82.40622f
 };
 /* Decay rate sigma_n = xi_n omega_n (1/s): the amplitude envelope is exp(-sigma_n t). */
 static const float bowl_decay_per_s[BOWL_MODES] = {
 3.7316163f, 3.7320354f, 10.688521f, 10.689573f, 28.8371f, 28.8512f, 64.08361f, 64.10543f, 95.185165f, 95.79602f, 95.796524f, 115.14232f, 115.14601f, 120.69924f, 123.26761f, 123.29297f, 144.14912f, 144.15442f, 147.06639f, 147.07568f, 173.63202f, 173.63417f, 190.62505f, 194.233f, 194.3156f, 199.24399f, 199.28534f, 214.27089f, 214.35352f
 };
-/* Contact models (the Faust m2dExcite environment, templates/faust/excitations.lib.mustache):
- * bowl_set_excitation takes one of these. The Faust menu lists only the models compiled in
- * with generate --excitation, in this order. */
-#define BOWL_EXCITE_IMPACT 0 /* seed 003 eq. 7 raised cosine */
-#define BOWL_EXCITE_HAMMER 1 /* seed 004 3.3 noise burst, attack-release, low-pass */
-#define BOWL_EXCITE_MICRO 2  /* seed 002 impact + micro-collision impulse trains */
-#define BOWL_EXCITE_SCRAPE 3 /* seed 002 fractal noise through a speed-tuned reson */
-#define BOWL_EXCITE_ROLL 4   /* seed 002 scrape + size low-pass */
-#define BOWL_EXCITE_INPUT 5  /* seed 003 3.4 the input signal is the force */
+/* Their squares, as the Faust program has them (so both compute bit-identical coefficients). */
+static const float bowl_omega_ratio2[BOWL_MODES] = {
+39.478416f, 39.491856f, 262.47614f, 262.50986f, 844.2135f, 844.6655f, 1974.0105f, 1974.7101f, 2970.9448f, 2990.5251f, 2990.5413f, 3610.6545f, 3610.773f, 3788.7769f, 3871.1038f, 3871.9167f, 4540.443f, 4540.613f, 4633.9536f, 4634.2515f, 5485.4927f, 5485.5615f, 6030.1895f, 6145.84f, 6148.487f, 6306.4624f, 6307.7876f, 6788.1367f, 6790.7856f
+};
+static const float bowl_decay2[BOWL_MODES] = {
+13.924959f, 13.928088f, 114.244484f, 114.266975f, 831.57825f, 832.3918f, 4106.7085f, 4109.506f, 9060.216f, 9176.878f, 9176.974f, 13257.754f, 13258.6045f, 14568.307f, 15194.903f, 15201.156f, 20778.969f, 20780.494f, 21628.521f, 21631.256f, 30148.078f, 30148.824f, 36337.91f, 37726.46f, 37758.55f, 39698.164f, 39714.645f, 45912.01f, 45947.426f
+};
+/* Contact models (the Faust program's m2dExcite environment): bowl_set_excitation takes one
+ * of these. The Faust menu lists only the models compiled in with generate --excitation, in
+ * this order. All of them run every sample; the selection picks one output. */
+#define BOWL_EXCITE_IMPACT 0 /* van den Doel & Pai 2003, eq. 7: raised cosine */
+#define BOWL_EXCITE_HAMMER 1 /* Hiner 2024 (Mesh2Faust's hammer): noise burst, low-pass */
+#define BOWL_EXCITE_MICRO 2  /* FoleyAutomatic 2001: impact + micro-collision trains */
+#define BOWL_EXCITE_SCRAPE 3 /* FoleyAutomatic 2001: fractal noise, speed-tuned reson */
+#define BOWL_EXCITE_ROLL 4   /* FoleyAutomatic 2001: scrape + size low-pass */
+#define BOWL_EXCITE_INPUT 5  /* van den Doel & Pai 2003, 3.4: the input is the force */
 /* Frequency ratios of the three dominant modes (largest gain at point 0): the micro-collision
  * impulse trains. */
 static const float bowl_micro_ratio[3] = { 7.0712285f, 9.903373f, 13.1128f };
 
 /* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
- * triangle and barycentric weights (u, v) toward its second and third point (seed 003 2.3). */
+ * triangle and barycentric weights (u, v) toward its second and third point. */
 static const int bowl_triangle[12][3] = { {0, 3, 2}, {0, 2, 5}, {0, 4, 3}, {0, 5, 4}, {1, 2, 3}, {1, 6, 2}, {1, 3, 7}, {1, 7, 6}, {2, 6, 5}, {3, 4, 7}, {4, 5, 6}, {4, 6, 7} };
 
-/* Normalised gain of mode n at output l for excitation point k: [(l * POINTS + k) * MODES + n]. */
-static const float bowl_gain[BOWL_OUTPUTS * BOWL_POINTS * BOWL_MODES] = {
-0.024638044f, 0.005412859f, 0.017887844f, 0.04305626f, 0.06144549f, 0.021884121f, 0.09463647f, 0.0033650699f, 0.0020914983f, 0.0070353975f, 0.058817632f, 0.04970895f, 0.0032717714f, 0.05659953f, 0.013112946f, 0.095162414f, 0.015843565f, 0.06241486f, 0.00011338576f, 0.048464507f, 0.023019016f, 0.012225262f, 0.035138723f, 0.040498067f, 0.040278f, 0.03610479f, 0.010290619f, 0.07092722f, 0.044104714f, 0.024654098f, 0.005417006f, 0.017913071f, 0.043116238f, 0.061506256f, 0.021940013f, 0.094955936f, 0.0033637658f, 0.0020869677f, 0.0070387837f, 0.05882056f, 0.04977188f, 0.0032577775f, 0.05662045f, 0.013123475f, 0.09539375f, 0.015907219f, 0.062568896f, 0.000107508924f, 0.048830334f, 0.022989178f, 0.012218009f, 0.03517185f, 0.040556706f, 0.040427428f, 0.035861995f, 0.010368417f, 0.07115465f, 0.044857793f, 0.024641734f, 0.005415351f, 0.04305972f, 0.017897146f, 0.061455645f, 0.02187986f, 0.003365346f, 0.09481176f, 0.002086483f, 0.05880186f, 0.0070378287f, 0.049776316f, 0.0032740475f, 0.056572724f, 0.0130934175f, 0.09520654f, 0.06269164f, 0.01602434f, 0.04837063f, 9.368993e-05f, 0.02298467f, 0.012214073f, 0.035607316f, 0.041300125f, 0.040148236f, 0.035454556f, 0.010128259f, 0.04460205f, 0.07062621f, 0.024639977f, 0.005422875f, 0.04311841f, 0.017868584f, 0.061381634f, 0.021950154f, 0.0033388857f, 0.094723016f, 0.0020848042f, 0.05881746f, 0.0070413994f, 0.049786553f, 0.0032711502f, 0.056547534f, 0.013104719f, 0.09525943f, 0.062587716f, 0.016066145f, 0.048342224f, 0.000101735895f, 0.022985421f, 0.01221365f, 0.03551128f, 0.04127197f, 0.04021266f, 0.0351336f, 0.010194441f, 0.044265628f, 0.071344376f, 2.705567e-12f, 6.1475434e-13f, 1.806775e-13f, 4.837633e-15f, 7.097898e-13f, 2.6392128e-11f, 5.0553537e-12f, 6.959834e-12f, 0.12042273f, 1.1340728e-09f, 6.598603e-10f, 1.5797812e-09f, 2.047527e-09f, 0.097690195f, 1.9752053e-09f, 1.3077289e-09f, 4.975223e-09f, 7.701179e-09f, 9.277759e-11f, 4.762015e-10f, 1.1695606e-09f, 1.5312933e-09f, 0.28850526f, 1.03832285e-08f, 1.0255944e-06f, 4.718857e-06f, 7.485683e-07f, 3.3119572e-09f, 6.001833e-08f, 0.0051346095f, 0.01720764f, 0.012704761f, 0.0012188936f, 0.0060392492f, 0.003566233f, 0.0040786746f, 0.0035547626f, 0.020406742f, 0.0077338843f, 0.0015738088f, 0.002055926f, 0.051760916f, 0.010454086f, 0.004858879f, 0.001785802f, 0.05480742f, 0.0049655377f, 0.041140836f, 0.04781477f, 0.00072149676f, 0.0016332929f, 0.009360513f, 0.01719624f, 0.021638807f, 0.0731869f, 0.035819683f, 0.0006837238f, 0.0049571465f, 0.005132828f, 0.017210692f, 0.0012144254f, 0.012707764f, 0.0060409224f, 0.0035553651f, 0.0035337312f, 0.0040888498f, 0.020404246f, 0.0015719008f, 0.007734705f, 0.0020459432f, 0.05177183f, 0.010481695f, 0.0048611565f, 0.0017679275f, 0.004827569f, 0.05463691f, 0.048252076f, 0.04105767f, 0.00071794196f, 0.0016298325f, 0.009257037f, 0.016390244f, 0.021873005f, 0.073384695f, 0.036080573f, 0.005062553f, 0.00065078394f, 0.0051368726f, 0.017213061f, 0.012713718f, 0.0012192368f, 0.006039018f, 0.0035682162f, 0.004085398f, 0.0035500035f, 0.02041618f, 0.00772829f, 0.0015714559f, 0.00204276f, 0.051799174f, 0.010454896f, 0.004860806f, 0.0017796773f, 0.05487449f, 0.0049462602f, 0.04100298f, 0.048065357f, 0.0007206098f, 0.0016378917f, 0.00941281f, 0.017202694f, 0.021784607f, 0.07278542f, 0.036142003f, 0.00068316277f, 0.0050832946f
+/* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
+static const float bowl_excite[BOWL_POINTS * BOWL_MODES] = {
+0.1569651f, -0.07357214f, -0.13374545f, -0.20750003f, -0.24788201f, -0.14793283f, 0.30763042f, 0.058009222f, 0.0457329f, -0.08387728f, -0.24252346f, 0.22295505f, -0.0571994f, -0.23790656f, -0.11451177f, -0.30848405f, -0.12587123f, 0.24982966f, 0.010648275f, -0.22014657f, 0.15172018f, 0.110567905f, 0.18745326f, 0.20124131f, 0.20069379f, 0.1900126f, 0.10144269f, -0.26632166f, -0.21001123f, 0.15701623f, -0.073600315f, 0.13383973f, 0.20764449f, -0.24800454f, -0.14812161f, -0.30814922f, -0.05799798f, 0.045683343f, 0.08389746f, 0.2425295f, 0.22309612f, -0.057076942f, -0.23795052f, -0.114557736f, -0.30885878f, 0.12612383f, -0.25013775f, -0.010368651f, 0.22097588f, 0.15162182f, 0.1105351f, 0.1875416f, 0.20138696f, 0.20106573f, 0.18937263f, 0.10182542f, 0.26674828f, 0.21179658f, -0.15697686f, 0.07358907f, -0.20750837f, 0.13378021f, -0.24790248f, -0.14791842f, 0.058011603f, -0.30791518f, 0.04567804f, -0.24249095f, 0.083891764f, -0.22310607f, 0.057219293f, -0.23785022f, 0.11442647f, 0.30855557f, -0.250383f, -0.12658729f, 0.21993324f, 0.009679356f, -0.15160696f, -0.11051729f, 0.188699f, -0.20322432f, -0.20037025f, 0.1882938f, 0.100639254f, 0.21119198f, -0.26575592f, -0.15697126f, 0.07364017f, 0.20764972f, -0.13367341f, -0.24775317f, -0.14815584f, -0.057783093f, 0.30777106f, 0.045659658f, 0.24252312f, -0.08391304f, -0.223129f, 0.057193972f, -0.23779726f, 0.11447585f, 0.30864125f, 0.25017536f, 0.1267523f, -0.21986866f, -0.010086422f, -0.15160944f, -0.110515386f, 0.18844438f, -0.20315504f, -0.20053095f, 0.18743959f, 0.10096753f, -0.21039398f, 0.26710367f, -1.6448608e-06f, -7.840627e-07f, 4.2506176e-07f, -6.9553096e-08f, 8.4249024e-07f, -5.1373268e-06f, 2.2484114e-06f, -2.6381497e-06f, -0.3470198f, -3.3676e-05f, -2.5687745e-05f, -3.974646e-05f, 4.524961e-05f, -0.3125543f, -4.444328e-05f, 3.6162535e-05f, 7.053526e-05f, -8.7756365e-05f, 9.632113e-06f, 2.1822043e-05f, -3.4198838e-05f, -3.9131744e-05f, -0.53712684f, -0.00010189813f, -0.0010127163f, -0.002172293f, 0.00086519844f, -5.7549605e-05f, -0.00024498638f, -0.07165619f, -0.13117789f, 0.1127154f, 0.034912657f, 0.0777126f, 0.059717946f, -0.0638645f, 0.05962183f, 0.14285217f, 0.0879425f, 0.03967126f, -0.045342322f, -0.22751026f, 0.10224523f, 0.06970566f, -0.04225875f, 0.23410985f, -0.07046657f, 0.20283204f, -0.21866588f, 0.026860692f, -0.040414017f, -0.096749745f, -0.13113444f, 0.14710134f, 0.27053076f, 0.18926089f, -0.026148112f, -0.07040701f, 0.071643755f, 0.13118953f, 0.034848608f, -0.11272872f, 0.07772337f, 0.05962688f, 0.059445195f, 0.063944116f, 0.14284343f, 0.039647203f, -0.087947175f, 0.045232102f, 0.22753423f, 0.10238015f, -0.069722f, 0.04204673f, 0.06948071f, 0.2337454f, 0.21966355f, 0.20262691f, -0.02679444f, 0.040371183f, -0.0962135f, 0.12802438f, -0.14789525f, 0.2708961f, 0.18994887f, 0.07115162f, -0.025510468f, -0.07167198f, -0.13119856f, -0.11275513f, -0.03491757f, 0.07771112f, 0.05973455f, 0.063917115f, -0.059581906f, 0.1428852f, -0.08791069f, -0.039641593f, -0.045196902f, -0.22759432f, 0.10224919f, 0.06971948f, -0.042186223f, -0.23425305f, 0.07032965f, -0.20249194f, 0.21923813f, 0.026844176f, -0.040470876f, -0.097019635f, -0.13115904f, 0.14759609f, 0.26978773f, 0.1901105f, 0.026137382f, 0.07129723f
+};
+/* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
+ * whose pickup is the interpolated shape at the contact). */
+static const float bowl_pickup[1] = {
+0.0f
 };
 
+/* Each output's delay behind the nearest listener (s): the interaural delay. */
+static const float bowl_delay_s[BOWL_OUTPUTS] = { 0.0f };
+#define BOWL_DELAY_RING 8
+
 typedef struct {
-  float sample_rate_hz;
-  /* Held per strike, like the Faust instrument's ba.sAndH(gate): set by the setters, taken over
-   * at the next strike (or by bowl_apply for effect use), because changing them while the
-   * object rings would click. */
+  float sample_rate_hz, inv_sample_rate;
+  /* Latched at the strike, like the Faust instrument's ba.sAndH(rise(gate)): set by the setters,
+   * taken over at the next strike (or by bowl_apply for effect use), because changing them
+   * while the object rings would click. */
   float fundamental_hz, t60_scale, hardness, point;
   float next_fundamental_hz, next_t60_scale, next_hardness, next_point;
   /* Continuous controls, smoothed by a 10 ms one-pole (Faust si.smooth(ba.tau2pole(0.01))). */
-  float glide_target, glide, gain_target, gain, smooth_pole;
-  /* The raised-cosine hammer (seed 003 eq. 7). */
-  int strike_pending, hammer_count, hammer_length;
-  float strike_velocity, hammer_velocity;
+  float glide_target, glide, gain_target, gain, smooth_pole, level;
+  int strike_pending;
+  float strike_velocity;
   int loaded_point; /* the points (key (a P + b) P + c) whose gains are loaded; -1: none */
   /* Moving contact: on, triangle, smoothed barycentric weights. */
   int contact_on, contact_triangle;
@@ -119,78 +150,103 @@ typedef struct {
   float size_target, size, speed_target, speed, force_target, contact_force;
   float roughness_target, roughness, friction_target, friction, input_gain_target, input_gain;
   unsigned int noise;  /* no.noise's LCG: r = 1103515245 r + 12345 (mod 2^32), seed 0 */
-  int burst_count, burst_ramp;       /* hammer envelope */
-  float burst_lp[3];                 /* hammer low-pass */
-  int micro_count, micro_burst, micro_period[3], micro_phase[3];
-  float fractal_x1[10], fractal_y1[10], fractal_b[10], fractal_corner[10];
+  int since;           /* samples since the strike (saturating) */
+  float velocity;      /* the strike's momentum (N s) */
+  int burst_count;     /* hammer envelope */
+  float burst_lp[3];   /* hammer low-pass */
+  float micro_inc[3], micro_phase[3], micro_later[3];
+  float fractal_x1[1], fractal_y1[10], fractal_b[10], fractal_w[10], fractal_in_scale;
+  float two_pi_over_sr, quarter_pi_over_sr, noise_scale_sr;
+  /* Values of the contact models that change only with their inputs (-1: not computed yet). */
+  float cache_hardness, cache_contact, cache_sqrt_ramp, cache_size, cache_b, cache_roughness, cache_level;
+  float cache_c[10], cache_fc, cache_r, cache_cos;
+  int cache_ramp;
   float reson_x1, reson_x2, reson_y1, reson_y2, roll_lp[2];
-  BOWL_ALIGN float c1[BOWL_PADDED_MODES];  /* 2 R cos(theta) */
-  BOWL_ALIGN float c2[BOWL_PADDED_MODES];  /* R^2 */
-  BOWL_ALIGN float b1[BOWL_PADDED_MODES];  /* numerator: velocity from eq. 6's state */
+  BOWL_ALIGN float ca[BOWL_PADDED_MODES];  /* R cos(theta) */
+  BOWL_ALIGN float sb[BOWL_PADDED_MODES];  /* R sin(theta) */
+  BOWL_ALIGN float kv[BOWL_PADDED_MODES];  /* sigma / omega_d: velocity = re - kv im */
   BOWL_ALIGN float on[BOWL_PADDED_MODES];  /* 0 above Nyquist */
-  BOWL_ALIGN float y1[BOWL_PADDED_MODES];  /* y[m-1] */
-  BOWL_ALIGN float y2[BOWL_PADDED_MODES];  /* y[m-2] */
-  BOWL_ALIGN float gain_a[BOWL_OUTPUTS][BOWL_PADDED_MODES]; /* point kA, times on */
-  BOWL_ALIGN float gain_b[BOWL_OUTPUTS][BOWL_PADDED_MODES]; /* point kB, times on */
-  BOWL_ALIGN float gain_c[BOWL_OUTPUTS][BOWL_PADDED_MODES]; /* point kC, times on */
-  BOWL_ALIGN float force[BOWL_BLOCK];
+  BOWL_ALIGN float re[BOWL_PADDED_MODES];
+  BOWL_ALIGN float im[BOWL_PADDED_MODES];
+  BOWL_ALIGN float shape_a[BOWL_PADDED_MODES]; /* shape at point A, times on */
+  BOWL_ALIGN float shape_b[BOWL_PADDED_MODES];
+  BOWL_ALIGN float shape_c[BOWL_PADDED_MODES];
+  BOWL_ALIGN float pickup[BOWL_OUTPUTS][BOWL_PADDED_MODES];
+  BOWL_ALIGN float gain_a[BOWL_OUTPUTS][BOWL_PADDED_MODES]; /* at point A alone */
+  BOWL_ALIGN float force[BOWL_BLOCK];     /* momentum of each sample (N s) */
   BOWL_ALIGN float weight[BOWL_BLOCK];    /* of point B */
   BOWL_ALIGN float weight_c[BOWL_BLOCK];  /* of point C */
   BOWL_ALIGN float out_gain[BOWL_BLOCK];
   int point_a[BOWL_BLOCK];
-  BOWL_ALIGN float acc[BOWL_OUTPUTS][3][BOWL_BLOCK][BOWL_LANES];
+  /* Fractional output delays (cubic Lagrange over taps k0 .. k0 + 3), their ring buffers. */
+  int delay_k0[BOWL_OUTPUTS], delay_pos;
+  float delay_h[BOWL_OUTPUTS][4];
+  float delay_ring[BOWL_OUTPUTS][BOWL_DELAY_RING];
+  BOWL_ALIGN float acc[BOWL_OUTPUTS][BOWL_BLOCK][BOWL_LANES];
 } bowl_state;
 
-/* Resonator coefficients for the held fundamental and T60 scale at the prepared rate. */
+/* Resonator coefficients for the held fundamental and T60 scale at the prepared rate, computed
+ * with the same single-precision operations as the Faust program (so both ring at exactly the
+ * same pitch), and the micro-collision trains' phase increments. */
 BOWL_INLINE void bowl_compute_coefficients(bowl_state* s) {
   const float sr = s->sample_rate_hz;
-  const float inv_sr = 1.0f / sr;
   int n;
   for (n = 0; n < BOWL_PADDED_MODES; ++n) {
-    s->c1[n] = 0.0f; s->c2[n] = 0.0f; s->b1[n] = 0.0f; s->on[n] = 0.0f;
+    s->ca[n] = 0.0f; s->sb[n] = 0.0f; s->kv[n] = 0.0f; s->on[n] = 0.0f;
   }
   for (n = 0; n < BOWL_MODES; ++n) {
-    const float f = s->fundamental_hz * bowl_frequency_ratio[n];
-    const float sigma = bowl_decay_per_s[n] / s->t60_scale;
-    const float w0 = 6.28318530717958647692f * f;
-    const float wd2 = w0 * w0 - sigma * sigma;
-    const float wd = sqrtf(wd2 > 0.0f ? wd2 : 0.0f);  /* damped angular frequency */
-    const float r = expf(-(sigma * inv_sr));
-    const float theta = wd * inv_sr;
-    const float cos_theta = cosf(theta);
-    s->c1[n] = 2.0f * r * cos_theta;
-    s->c2[n] = r * r;
-    s->b1[n] = -(r * (cos_theta + sigma / (wd > 1e-9f ? wd : 1e-9f) * sinf(theta)));
-    s->on[n] = (f < 0.5f * sr && wd > 0.0f) ? 1.0f : 0.0f;
+    /* The Faust compiler's normal form of the same expressions, operation for operation. */
+    const float f = s->fundamental_hz, t = s->t60_scale;
+    const float wd2 = bowl_omega_ratio2[n] * (f * f) - bowl_decay2[n] / (t * t);
+    const float wd = sqrtf(0.0f < wd2 ? wd2 : 0.0f);  /* damped angular frequency */
+    const float theta = s->inv_sample_rate * wd;
+    const float r = expf(-1.0f * (bowl_decay_per_s[n] / sr / t));
+    const float ca = r * cosf(theta), sb = r * sinf(theta);
+    s->ca[n] = -1.0f < ca ? ca : -1.0f;
+    s->sb[n] = -1.0f < sb ? sb : -1.0f;
+    s->kv[n] = bowl_decay_per_s[n] / t / (wd > 1e-9f ? wd : 1e-9f);
+    s->on[n] = (bowl_omega_ratio[n] * f < 3.14159265358979323846f * sr && wd > 0.0f) ? 1.0f : 0.0f;
   }
+  for (n = 0; n < 3; ++n) s->micro_inc[n] = bowl_micro_ratio[n] / sr * s->fundamental_hz;
   s->loaded_point = -1;
 }
 
-/* Clears every resonator, the hammer and the smoothers: silence. */
+/* Clears every resonator, the contact models and the smoothers: silence. */
 BOWL_INLINE void bowl_reset(bowl_state* s) {
   int n;
-  for (n = 0; n < BOWL_PADDED_MODES; ++n) { s->y1[n] = 0.0f; s->y2[n] = 0.0f; }
+  for (n = 0; n < BOWL_PADDED_MODES; ++n) { s->re[n] = 0.0f; s->im[n] = 0.0f; }
   s->glide = 0.0f;
   s->gain = 0.0f;
   s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
-  s->hammer_count = 0;
-  s->hammer_length = 1;
-  s->hammer_velocity = 0.0f;
   s->first_sample = 1;
   s->size = s->speed = s->contact_force = s->roughness = s->friction = s->input_gain = 0.0f;
   s->noise = 0u;
-  s->burst_count = 0; s->burst_ramp = 1;
-  s->micro_count = 0; s->micro_burst = 1;
-  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0; s->micro_period[n] = 1; }
-  for (n = 0; n < 10; ++n) s->fractal_x1[n] = s->fractal_y1[n] = 0.0f;
+  s->since = 0;
+  s->velocity = 0.0f;
+  s->burst_count = 0;
+  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0.0f; s->micro_later[n] = 0.0f; }
+  s->fractal_x1[0] = 0.0f;
+  for (n = 0; n < 10; ++n) s->fractal_y1[n] = 0.0f;
   s->reson_x1 = s->reson_x2 = s->reson_y1 = s->reson_y2 = 0.0f;
   s->roll_lp[0] = s->roll_lp[1] = 0.0f;
+  s->cache_hardness = s->cache_size = s->cache_roughness = s->cache_fc = -1.0f;
+  s->delay_pos = 0;
+  {
+    int l;
+    for (l = 0; l < BOWL_OUTPUTS; ++l)
+      for (n = 0; n < BOWL_DELAY_RING; ++n) s->delay_ring[l][n] = 0.0f;
+  }
+}
+
+/* True when taking over the held parameters now would change the resonator coefficients. */
+BOWL_INLINE int bowl_retunes(const bowl_state* s) {
+  return s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
 }
 
 /* Takes over the held parameters (fundamental, T60 scale, hardness, excitation point) now. */
 BOWL_INLINE void bowl_apply(bowl_state* s) {
-  const int changed = s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
+  const int changed = bowl_retunes(s);
   s->fundamental_hz = s->next_fundamental_hz;
   s->t60_scale = s->next_t60_scale;
   s->hardness = s->next_hardness;
@@ -201,28 +257,51 @@ BOWL_INLINE void bowl_apply(bowl_state* s) {
 /* Sets the sample rate, the default parameters, and silence. */
 BOWL_INLINE void bowl_prepare(bowl_state* s, float sample_rate_hz) {
   s->sample_rate_hz = sample_rate_hz;
+  s->inv_sample_rate = 1.0f / sample_rate_hz;
   s->fundamental_hz = s->next_fundamental_hz = BOWL_FUNDAMENTAL_HZ;
   s->t60_scale = s->next_t60_scale = 1.0f;
-  s->hardness = s->next_hardness = 0.7f;
-  s->point = s->next_point = 0.0f;
+  s->hardness = s->next_hardness = 0.8f;
+  s->point = s->next_point = 1.0f;  /* the loudest point */
   s->glide_target = 0.0f;
   s->contact_on = 0;
   s->contact_triangle = 0;
   s->contact_u_target = s->contact_v_target = 0.0f;
   s->gain_target = 0.5f;
-  s->smooth_pole = expf(-1.0f / (0.01f * sample_rate_hz));
+  s->level = BOWL_LEVEL;
+  s->smooth_pole = expf(0.0f - 100.0f / sample_rate_hz);
   s->excitation = BOWL_EXCITE_IMPACT;
   s->size_target = 0.1f;
   s->speed_target = 0.3f;
   s->force_target = 0.5f;
   s->roughness_target = 1.0f;
   s->friction_target = 0.3f;
-  s->input_gain_target = 1.0f;
+  s->input_gain_target = 100.0f;
+  s->two_pi_over_sr = 6.28318530717958647692f / sample_rate_hz;
+  s->quarter_pi_over_sr = 0.785398163397448309616f / sample_rate_hz;
+  s->noise_scale_sr = 4.656613e-10f * sample_rate_hz;
   {
     int k;
     for (k = 0; k < 10; ++k) {
-      s->fractal_corner[k] = 20.0f * powf(2.0f, (float)k);  /* octave-spaced, 20 Hz .. 10 kHz */
-      s->fractal_b[k] = expf(-(6.28318530717958647692f * s->fractal_corner[k] / sample_rate_hz));
+      /* Corners 20 2^k Hz, 20 Hz .. 10 kHz: 2 pi p_k / SR. */
+      s->fractal_w[k] = 125.66370614359172954f * (float)(1 << k) / sample_rate_hz;
+      s->fractal_b[k] = expf(-1.0f * s->fractal_w[k]);
+    }
+    s->fractal_in_scale = 4.656613e-10f * sqrtf(1.5f * sample_rate_hz) * (1.0f - s->fractal_b[0]);
+  }
+  {
+    int l;
+    for (l = 0; l < BOWL_OUTPUTS; ++l) {
+      const float d = bowl_delay_s[l] * sample_rate_hz;
+      int k0 = (int)d - 1;
+      float x;
+      if (k0 < 0) k0 = 0;
+      if (k0 > BOWL_DELAY_RING - 4) k0 = BOWL_DELAY_RING - 4;  /* above 192 kHz: capped */
+      x = d - (float)k0;
+      s->delay_k0[l] = k0;
+      s->delay_h[l][0] = (x - 1.0f) * (x - 2.0f) * (x - 3.0f) / -6.0f;
+      s->delay_h[l][1] = x * (x - 2.0f) * (x - 3.0f) / 2.0f;
+      s->delay_h[l][2] = x * (x - 1.0f) * (x - 3.0f) / -2.0f;
+      s->delay_h[l][3] = x * (x - 1.0f) * (x - 2.0f) / 6.0f;
     }
   }
   bowl_compute_coefficients(s);
@@ -235,9 +314,9 @@ BOWL_INLINE void bowl_set_hardness(bowl_state* s, float hardness) { s->next_hard
 BOWL_INLINE void bowl_set_excitation_point(bowl_state* s, int point) { s->next_point = (float)point; }
 /* Continuous position between the excitation point and the next, in [0, 1]; smoothed. */
 BOWL_INLINE void bowl_set_glide(bowl_state* s, float glide) { s->glide_target = glide; }
-/* Moving contact (seed 003 2.3, Fig. 4): when on, the position is the point of triangle
- * `triangle` with barycentric weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the
- * edge); u and v are smoothed. Off: the excitation point and glide. */
+/* Moving contact: when on, the position is the point of triangle `triangle` with barycentric
+ * weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the edge); u and v are smoothed.
+ * Off: the excitation point and glide. */
 BOWL_INLINE void bowl_set_contact(bowl_state* s, int on, int triangle, float u, float v) {
   s->contact_on = on && BOWL_TRIANGLES > 0;
   s->contact_triangle = triangle < 0 ? 0 : (triangle >= BOWL_TRIANGLES ? (BOWL_TRIANGLES > 0 ? BOWL_TRIANGLES - 1 : 0) : triangle);
@@ -246,18 +325,20 @@ BOWL_INLINE void bowl_set_contact(bowl_state* s, int on, int triangle, float u, 
 }
 /* Output gain; smoothed. */
 BOWL_INLINE void bowl_set_gain(bowl_state* s, float gain) { s->gain_target = gain; }
+/* Output level (not smoothed): BOWL_LEVEL by default, BOWL_PHYSICAL_SCALE for physical units. */
+BOWL_INLINE void bowl_set_level(bowl_state* s, float level) { s->level = level; }
 
 /* Contact model (BOWL_EXCITE_*) and its controls, smoothed like the gain:
  * size in [0, 1] (hammer and ball: low-pass at (1 - size) 9500 + 500 Hz), speed (m/s),
- * force (N), roughness (beta of the 1/f^beta profile), friction (Coulomb coefficient),
- * input gain (live input). */
+ * force (N, the normal force), roughness (beta of the 1/f^beta profile), friction (Coulomb
+ * coefficient), input gain (N per full-scale input sample; not smoothed). */
 BOWL_INLINE void bowl_set_excitation(bowl_state* s, int kind) { s->excitation = kind; }
 BOWL_INLINE void bowl_set_size(bowl_state* s, float size) { s->size_target = size; }
 BOWL_INLINE void bowl_set_speed(bowl_state* s, float mps) { s->speed_target = mps; }
 BOWL_INLINE void bowl_set_force(bowl_state* s, float newtons) { s->force_target = newtons; }
 BOWL_INLINE void bowl_set_roughness(bowl_state* s, float beta) { s->roughness_target = beta; }
 BOWL_INLINE void bowl_set_friction(bowl_state* s, float mu) { s->friction_target = mu; }
-BOWL_INLINE void bowl_set_input_gain(bowl_state* s, float gain) { s->input_gain_target = gain; }
+BOWL_INLINE void bowl_set_input_gain(bowl_state* s, float newtons) { s->input_gain_target = newtons; }
 
 /* One-pole low-pass y = (1 - b) x + b y[-1] (Faust m2dExcite.onePole). */
 BOWL_INLINE float bowl_one_pole(float* y1, float b, float x) {
@@ -265,119 +346,122 @@ BOWL_INLINE float bowl_one_pole(float* y1, float b, float x) {
   return *y1;
 }
 
-/* The force of the selected contact model for one sample, as momentum per sample; trig: a strike
- * starts on this sample; in: the live input sample. The same recursions as the Faust m2dExcite
- * environment (see there for the papers and equations). */
+/* The force (N) of the selected contact model for one sample; every model's state advances, as
+ * in the Faust program, so switching models mid-ring gives the same signal in both. trig: a
+ * strike starts on this sample; in: the live input sample (read by the input model only). The
+ * papers and equations are cited at the Faust m2dExcite environment. */
 BOWL_INLINE float bowl_contact_force(bowl_state* s, int trig, float in) {
   const float two_pi = 6.28318530717958647692f, sr = s->sample_rate_hz;
   const float p = s->smooth_pole;
-  float noise, x = 0.0f;
-  int k;
+  float raw, impact, hammer, micro = 0.0f, scrape, roll, fractal, fc, r, y, b, phase, env;
+  int k, ramp, since_burst;
   s->noise = s->noise * 1103515245u + 12345u;
-  noise = (float)(int)s->noise * (1.0f / 2147483647.0f);  /* no.noise */
+  raw = (float)(int)s->noise;  /* no.noise is raw / 2147483647 */
   s->size = s->size_target * (1.0f - p) + p * s->size;
   s->speed = s->speed_target * (1.0f - p) + p * s->speed;
   s->contact_force = s->force_target * (1.0f - p) + p * s->contact_force;
   s->roughness = s->roughness_target * (1.0f - p) + p * s->roughness;
   s->friction = s->friction_target * (1.0f - p) + p * s->friction;
-  s->input_gain = s->input_gain_target * (1.0f - p) + p * s->input_gain;
-  if (trig) {
-    s->hammer_velocity = s->strike_velocity;
-    /* Contact time 0.2 ms (hardness 1) to 10 ms (hardness 0). */
-    s->hammer_length = (int)(0.0002f * powf(50.0f, 1.0f - s->hardness) * sr + 0.5f);
-    if (s->hammer_length < 1) s->hammer_length = 1;
-    s->hammer_count = s->hammer_length;
-    s->burst_ramp = (int)(((1.0f - s->hardness) * 0.01f + 0.001f) * sr + 0.5f);
-    if (s->burst_ramp < 1) s->burst_ramp = 1;
-    s->burst_count = 2 * s->burst_ramp;
-    s->micro_burst = (int)(0.02f * sr + 0.5f);
-    if (s->micro_burst < 1) s->micro_burst = 1;
-    s->micro_count = s->micro_burst;
-    for (k = 0; k < 3; ++k) {
-      float f = s->fundamental_hz * bowl_micro_ratio[k];
-      s->micro_period[k] = (int)(sr / (f > 1.0f ? f : 1.0f) + 0.5f);
-      if (s->micro_period[k] < 1) s->micro_period[k] = 1;
-      s->micro_phase[k] = 0;
+  if (trig) s->velocity = s->strike_velocity;
+  s->since = trig ? 0 : (s->since + 1 < 16777216 ? s->since + 1 : 16777216);
+
+  /* Impact: F = (p / T)(1 - cos(2 pi t / T)) for t < T, T = 0.2 ms 50^(1 - hardness). */
+  {
+    if (s->hardness != s->cache_hardness) {
+      /* Recomputed only when the input changes: the same values, far fewer transcendentals. */
+      s->cache_hardness = s->hardness;
+      s->cache_contact = 0.0002f * powf(50.0f, 1.0f - s->hardness);
+      s->cache_ramp = (int)(sr * ((1.0f - s->hardness) * 0.01f + 0.001f) + 0.5f);
+      if (s->cache_ramp < 1) s->cache_ramp = 1;
+      s->cache_sqrt_ramp = sqrtf((float)s->cache_ramp);
     }
-  } else {
-    if (s->hammer_count > 0) --s->hammer_count;
-    if (s->burst_count > 0) --s->burst_count;
-    if (s->micro_count > 0) --s->micro_count;
-    for (k = 0; k < 3; ++k) s->micro_phase[k] = (s->micro_phase[k] + 1) % s->micro_period[k];
+    const float contact = s->cache_contact;
+    phase = (float)s->since / (contact * sr);
+    impact = phase < 1.0f ? s->velocity * (1.0f - cosf(two_pi * phase)) / contact : 0.0f;
   }
+
+  /* The filters below are written in the Faust compiler's normal form of the same expressions
+   * (same operations, same order), so both round alike: the shelving zeros sit close to 1, where
+   * an ulp of difference would change a section's gain by 1e-4. */
+  /* Hammer: noise burst, linear attack-release envelope, three one-pole low-passes. */
+  ramp = s->cache_ramp;
+  s->burst_count = trig ? 2 * ramp : (s->burst_count - 1 > 0 ? s->burst_count - 1 : 0);
+  since_burst = 2 * ramp - s->burst_count;
+  env = s->burst_count > 0 ? (since_burst < ramp ? (float)since_burst : (float)s->burst_count) / (float)ramp : 0.0f;
+  if (s->size != s->cache_size) {
+    s->cache_size = s->size;
+    s->cache_b = expf(-1.0f * s->two_pi_over_sr * (9500.0f * (1.0f - s->size) + 500.0f));
+  }
+  b = s->cache_b;
+  s->burst_lp[0] = b * s->burst_lp[0] + s->noise_scale_sr * (s->velocity * raw * env * (1.0f - b) / s->cache_sqrt_ramp);
+  s->burst_lp[1] = b * s->burst_lp[1] + s->burst_lp[0] * (1.0f - b);
+  s->burst_lp[2] = b * s->burst_lp[2] + s->burst_lp[1] * (1.0f - b);
+  hammer = s->burst_lp[2];
+
+  /* Micro-collisions: the impact plus three fractional-period impulse trains for 20 ms. */
+  env = 1.0f - (float)s->since / (0.02f * sr);
+  if (env < 0.0f) env = 0.0f;
+  for (k = 0; k < 3; ++k) {
+    const float inc = s->micro_inc[k], prev = s->micro_phase[k];
+    const int crossed = trig || prev + inc >= 1.0f;
+    const float late = trig ? 0.0f : (prev + inc - 1.0f) / inc;
+    micro += (crossed ? late : 0.0f) + s->micro_later[k];
+    s->micro_later[k] = crossed ? 1.0f - late : 0.0f;
+    s->micro_phase[k] = trig ? 0.0f : prev + inc - (float)(prev + inc >= 1.0f);
+  }
+  micro = impact + micro * (0.1f * s->hardness * s->velocity * env * env * sr);
+
+  /* Scrape and roll: white noise of 1 N^2/Hz, ten octave-spaced shelving sections (pole p_k,
+   * zero p_k 2^(beta/2)), a reson at 2000 Hz per m/s, quality 4. */
+  {
+    if (s->roughness != s->cache_roughness) {
+      const float half_beta = 0.5f * s->roughness;
+      const float zero_ratio = powf(2.0f, half_beta);
+      s->cache_roughness = s->roughness;
+      for (k = 0; k < 10; ++k) s->cache_c[k] = expf(-1.0f * s->fractal_w[k] * zero_ratio);
+      s->cache_level = powf(50.0f, half_beta);
+    }
+    float x = raw, x1 = s->fractal_x1[0];
+    s->fractal_x1[0] = raw;
+    for (k = 0; k < 10; ++k) {
+      const float c = s->cache_c[k];
+      /* Section 0 also scales the raw noise to 1 N^2/Hz. */
+      const float g = k == 0 ? s->fractal_in_scale : 1.0f - s->fractal_b[k];
+      const float out = s->fractal_b[k] * s->fractal_y1[k] + g * ((x - x1 * c) / (1.0f - c));
+      x1 = s->fractal_y1[k];
+      s->fractal_y1[k] = out;
+      x = out;
+    }
+    fractal = x * s->cache_level;
+  }
+  fc = 2000.0f * s->speed;
+  if (fc < 10.0f) fc = 10.0f;
+  if (fc != s->cache_fc) {
+    s->cache_fc = fc;
+    s->cache_r = expf(-1.0f * s->quarter_pi_over_sr * fc);
+    s->cache_cos = cosf(s->two_pi_over_sr * fc);
+  }
+  r = s->cache_r;
+  y = r * (2.0f * s->reson_y1 * s->cache_cos - r * s->reson_y2) + 0.5f * (fractal - s->reson_x2) * (1.0f - r * r);
+  s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
+  s->reson_y2 = s->reson_y1; s->reson_y1 = y;
+  /* 89.44 N per N of friction force: the level calibration of the Faust profileLevel. */
+  scrape = 89.44f * y * s->friction * s->contact_force;
+  s->roll_lp[0] = b * s->roll_lp[0] + 89.44f * y * s->contact_force * (1.0f - b);
+  s->roll_lp[1] = b * s->roll_lp[1] + s->roll_lp[0] * (1.0f - b);
+  roll = s->roll_lp[1];
+
   switch (s->excitation) {
-    case BOWL_EXCITE_IMPACT:
-    case BOWL_EXCITE_MICRO:
-      /* Seed 003 eq. 7: F(t) = Fmax (1 - cos(2 pi t / T)), scaled to deliver `velocity` in total. */
-      x = s->hammer_count > 0
-              ? s->hammer_velocity *
-                    (1.0f - cosf(two_pi * (float)(s->hammer_length - s->hammer_count) /
-                                 (float)s->hammer_length)) /
-                    (float)s->hammer_length
-              : 0.0f;
-      if (s->excitation == BOWL_EXCITE_MICRO) {
-        /* Seed 002: impulse trains at the dominant modal frequencies for 20 ms after the impact. */
-        const float env = (float)s->micro_count / (float)s->micro_burst;
-        const int pulses = (s->micro_phase[0] == 0) + (s->micro_phase[1] == 0) + (s->micro_phase[2] == 0);
-        x += (float)pulses * (0.1f * s->hardness * s->hammer_velocity * env * env);
-      }
-      break;
-    case BOWL_EXCITE_HAMMER: {
-      /* Seed 004 3.3: noise burst, linear attack-release envelope, three one-pole low-passes. */
-      const int since = 2 * s->burst_ramp - s->burst_count;
-      const float env = s->burst_count > 0
-                            ? (since < s->burst_ramp ? (float)since : (float)(2 * s->burst_ramp - since)) /
-                                  (float)s->burst_ramp
-                            : 0.0f;
-      const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
-      x = noise * env * s->hammer_velocity / sqrtf((float)s->burst_ramp);
-      for (k = 0; k < 3; ++k) x = bowl_one_pole(&s->burst_lp[k], b, x);
-      break;
-    }
-    case BOWL_EXCITE_SCRAPE:
-    case BOWL_EXCITE_ROLL: {
-      /* Seed 002: fractal 1/f^beta noise (ten octave-spaced shelving sections, pole p_k, zero
-       * p_k 2^(beta/2)) through a reson at 2000 Hz per m/s, quality 4, level friction * force. */
-      float fractal = noise, fc, r, c1, c2, u, y;
-      const int rolling = s->excitation == BOWL_EXCITE_ROLL;
-      const float zero_ratio = powf(2.0f, 0.5f * s->roughness);
-      for (k = 0; k < 10; ++k) {
-        const float b = s->fractal_b[k];
-        const float c = expf(-(two_pi * s->fractal_corner[k] * zero_ratio / sr));
-        const float out = (fractal - c * s->fractal_x1[k]) * ((1.0f - b) / (1.0f - c)) + b * s->fractal_y1[k];
-        s->fractal_x1[k] = fractal;
-        s->fractal_y1[k] = out;
-        fractal = out;
-      }
-      fractal *= 0.5f * powf(50.0f, 0.5f * s->roughness);
-      fc = s->speed * 2000.0f;
-      if (fc < 10.0f) fc = 10.0f;
-      r = expf(-(3.14159265358979323846f * fc / (4.0f * sr)));
-      c1 = 2.0f * r * cosf(two_pi * fc / sr);
-      c2 = r * r;
-      u = (fractal - s->reson_x2) * (0.5f * (1.0f - r * r));
-      y = u + (c1 * s->reson_y1 - c2 * s->reson_y2);
-      s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
-      s->reson_y2 = s->reson_y1; s->reson_y1 = y;
-      x = y * ((rolling ? 1.0f : s->friction) * s->contact_force);
-      if (rolling) {
-        /* The ball's size: two one-poles at (1 - size) 9500 + 500 Hz. */
-        const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
-        x = bowl_one_pole(&s->roll_lp[0], b, x);
-        x = bowl_one_pole(&s->roll_lp[1], b, x);
-      }
-      break;
-    }
-    case BOWL_EXCITE_INPUT:
-      x = in * s->input_gain;
-      break;
-    default:
-      break;
+    case BOWL_EXCITE_HAMMER: return hammer;
+    case BOWL_EXCITE_MICRO: return micro;
+    case BOWL_EXCITE_SCRAPE: return scrape;
+    case BOWL_EXCITE_ROLL: return roll;
+    case BOWL_EXCITE_INPUT: return in * s->input_gain_target;  /* not smoothed, as in Faust */
+    default: return impact;
   }
-  return x;
 }
 
-/* Strikes with the held parameters at the next processed sample; velocity scales the momentum. */
+/* Strikes with the held parameters at the next processed sample; velocity is the momentum (N s). */
 BOWL_INLINE void bowl_strike(bowl_state* s, float velocity) {
   s->strike_pending = 1;
   s->strike_velocity = velocity;
@@ -397,88 +481,100 @@ BOWL_INLINE void bowl_load_points(bowl_state* s, int key) {
   const int point_c = key % BOWL_POINTS;
   const int point_b = (key / BOWL_POINTS) % BOWL_POINTS;
   const int point_a = key / (BOWL_POINTS * BOWL_POINTS);
+  const float* ea = bowl_excite + (long)point_a * BOWL_MODES;
+  const float* eb = bowl_excite + (long)point_b * BOWL_MODES;
+  const float* ec = bowl_excite + (long)point_c * BOWL_MODES;
   int l, n;
-  for (l = 0; l < BOWL_OUTPUTS; ++l) {
-    const float* ga = bowl_gain + ((long)l * BOWL_POINTS + point_a) * BOWL_MODES;
-    const float* gb = bowl_gain + ((long)l * BOWL_POINTS + point_b) * BOWL_MODES;
-    const float* gc = bowl_gain + ((long)l * BOWL_POINTS + point_c) * BOWL_MODES;
-    for (n = 0; n < BOWL_PADDED_MODES; ++n) {
-      s->gain_a[l][n] = n < BOWL_MODES ? ga[n] * s->on[n] : 0.0f;
-      s->gain_b[l][n] = n < BOWL_MODES ? gb[n] * s->on[n] : 0.0f;
-      s->gain_c[l][n] = n < BOWL_MODES ? gc[n] * s->on[n] : 0.0f;
-    }
+  for (n = 0; n < BOWL_PADDED_MODES; ++n) {
+    s->shape_a[n] = n < BOWL_MODES ? s->on[n] * ea[n] : 0.0f;
+    s->shape_b[n] = n < BOWL_MODES ? s->on[n] * eb[n] : 0.0f;
+    s->shape_c[n] = n < BOWL_MODES ? s->on[n] * ec[n] : 0.0f;
   }
+  for (l = 0; l < BOWL_OUTPUTS; ++l)
+    for (n = 0; n < BOWL_PADDED_MODES; ++n) {
+      s->pickup[l][n] = BOWL_CONTACT_MIC ? 0.0f : (n < BOWL_MODES ? bowl_pickup[(long)l * BOWL_MODES + n] : 0.0f);
+      s->gain_a[l][n] = s->shape_a[n] * (BOWL_CONTACT_MIC ? s->shape_a[n] : s->pickup[l][n]);
+    }
   s->loaded_point = key;
 }
 
-/* The resonator bank over samples [m0, m1) of the block: eq. 6, then the velocity numerator,
- * accumulated per lane for point A (and point B when cross-fading). */
-BOWL_INLINE void bowl_run_modes(bowl_state* s, int m0, int m1, int crossfade, int third) {
+/* The resonator bank over samples [m0, m1) of the block, accumulated per lane. moving: the
+ * weights of points B and C are not all 0, so the shape is interpolated per sample (and, for
+ * the contact microphone, squared: excitation and pickup at the same point). */
+BOWL_INLINE void bowl_run_modes(bowl_state* s, int m0, int m1, int moving) {
   int base, m, j, l;
   for (base = 0; base < BOWL_PADDED_MODES; base += BOWL_LANES) {
-    float y1[BOWL_LANES], y2[BOWL_LANES], c1[BOWL_LANES], c2[BOWL_LANES], b1[BOWL_LANES];
+    float re[BOWL_LANES], im[BOWL_LANES], ca[BOWL_LANES], sb[BOWL_LANES], kv[BOWL_LANES];
     for (j = 0; j < BOWL_LANES; ++j) {
-      y1[j] = s->y1[base + j]; y2[j] = s->y2[base + j];
-      c1[j] = s->c1[base + j]; c2[j] = s->c2[base + j]; b1[j] = s->b1[base + j];
+      re[j] = s->re[base + j]; im[j] = s->im[base + j];
+      ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
     }
     for (m = m0; m < m1; ++m) {
       const float x = s->force[m];
       float v[BOWL_LANES];
       for (j = 0; j < BOWL_LANES; ++j) {
-        const float y = (c1[j] * y1[j] - c2[j] * y2[j]) + x;  /* seed 003 eq. 6 */
-        v[j] = y + b1[j] * y1[j];
-        y2[j] = y1[j];
-        y1[j] = y;
+        const float next_re = ca[j] * re[j] - sb[j] * im[j] + x;
+        const float next_im = sb[j] * re[j] + ca[j] * im[j];
+        re[j] = next_re;
+        im[j] = next_im;
+        v[j] = next_re - kv[j] * next_im;
       }
-      for (l = 0; l < BOWL_OUTPUTS; ++l) {
-        const float* BOWL_RESTRICT ga = s->gain_a[l] + base;
-        float* BOWL_RESTRICT acc_a = s->acc[l][0][m];
-        for (j = 0; j < BOWL_LANES; ++j) acc_a[j] += v[j] * ga[j];
-        if (crossfade) {
-          const float* BOWL_RESTRICT gb = s->gain_b[l] + base;
-          float* BOWL_RESTRICT acc_b = s->acc[l][1][m];
-          for (j = 0; j < BOWL_LANES; ++j) acc_b[j] += v[j] * gb[j];
+      if (!moving) {
+        for (l = 0; l < BOWL_OUTPUTS; ++l) {
+          const float* BOWL_RESTRICT g = s->gain_a[l] + base;
+          float* BOWL_RESTRICT acc = s->acc[l][m];
+          for (j = 0; j < BOWL_LANES; ++j) acc[j] += v[j] * g[j];
         }
-        if (third) {
-          const float* BOWL_RESTRICT gc = s->gain_c[l] + base;
-          float* BOWL_RESTRICT acc_c = s->acc[l][2][m];
-          for (j = 0; j < BOWL_LANES; ++j) acc_c[j] += v[j] * gc[j];
+      } else {
+        const float wb = s->weight[m], wc = s->weight_c[m];
+        const float* BOWL_RESTRICT ea = s->shape_a + base;
+        const float* BOWL_RESTRICT eb = s->shape_b + base;
+        const float* BOWL_RESTRICT ec = s->shape_c + base;
+        float shape[BOWL_LANES];
+        for (j = 0; j < BOWL_LANES; ++j) shape[j] = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
+        for (l = 0; l < BOWL_OUTPUTS; ++l) {
+          const float* BOWL_RESTRICT pk = BOWL_CONTACT_MIC ? shape : s->pickup[l] + base;
+          float* BOWL_RESTRICT acc = s->acc[l][m];
+          for (j = 0; j < BOWL_LANES; ++j) acc[j] += v[j] * (shape[j] * pk[j]);
         }
       }
     }
-    for (j = 0; j < BOWL_LANES; ++j) { s->y1[base + j] = y1[j]; s->y2[base + j] = y2[j]; }
+    for (j = 0; j < BOWL_LANES; ++j) { s->re[base + j] = re[j]; s->im[base + j] = im[j]; }
   }
 }
 
-/* Renders n samples. in: force input (momentum per sample), or NULL; outs: OUTPUTS buffers. */
+/* Renders n samples. in: the live input (read by the input contact model only), or NULL;
+ * outs: OUTPUTS buffers. */
 BOWL_INLINE void bowl_process(bowl_state* s, const float* in, float* const* outs, int n) {
   int done = 0;
   while (done < n) {
-    const int count = n - done < BOWL_BLOCK ? n - done : BOWL_BLOCK;
+    int count = n - done < BOWL_BLOCK ? n - done : BOWL_BLOCK;
     int m, l, j, start;
     /* Per-sample controls, in the order the Faust program computes them. */
     for (m = 0; m < count; ++m) {
-      float position, x;
-      int point_a;
       int trig = 0;
       if (s->first_sample) {
         s->first_sample = 0;
         bowl_apply(s);
       }
       if (s->strike_pending) {
+        /* A strike that retunes starts a new block, so the new coefficients take effect on its
+         * own sample, not at the start of this block. */
+        if (m > 0 && bowl_retunes(s)) {
+          count = m;
+          break;
+        }
         s->strike_pending = 0;
         bowl_apply(s);
         trig = 1;
       }
-      x = bowl_contact_force(s, trig, in ? in[m] : 0.0f);
-      /* The input is the force itself (the effect), unless the live-input model scales it. */
-      s->force[m] = in && s->excitation != BOWL_EXCITE_INPUT ? in[m] + x : x;
+      s->force[m] = bowl_contact_force(s, trig, in ? in[m] : 0.0f) * s->inv_sample_rate;
       s->glide = s->glide_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->glide;
       s->gain = s->gain_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->gain;
       s->contact_u = s->contact_u_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_u;
       s->contact_v = s->contact_v_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_v;
       if (s->contact_on) {
-        /* Barycentric gains over the triangle (seed 003 2.3): (1 - u - v) gA + u gB + v gC. */
+        /* Barycentric position over the triangle: (1 - u - v, u, v). */
         const int* t = bowl_triangle[s->contact_triangle];
         const float sum = s->contact_u + s->contact_v;
         const float scale = sum > 1.0f ? sum : 1.0f;
@@ -486,8 +582,8 @@ BOWL_INLINE void bowl_process(bowl_state* s, const float* in, float* const* outs
         s->weight[m] = s->contact_u / scale;
         s->weight_c[m] = s->contact_v / scale;
       } else {
-        int point_b;
-        position = s->point + s->glide;
+        int point_a, point_b;
+        float position = s->point + s->glide;
         if (position > (float)(BOWL_POINTS - 1)) position = (float)(BOWL_POINTS - 1);
         if (position < 0.0f) position = 0.0f;
         point_a = (int)position;
@@ -497,31 +593,31 @@ BOWL_INLINE void bowl_process(bowl_state* s, const float* in, float* const* outs
         s->weight[m] = position - (float)point_a;
         s->weight_c[m] = 0.0f;
       }
-      s->out_gain[m] = s->gain;
+      s->out_gain[m] = s->gain * s->level;
     }
     for (l = 0; l < BOWL_OUTPUTS; ++l)
       for (m = 0; m < count; ++m)
-        for (j = 0; j < BOWL_LANES; ++j) { s->acc[l][0][m][j] = 0.0f; s->acc[l][1][m][j] = 0.0f; s->acc[l][2][m][j] = 0.0f; }
-    /* Runs of samples with the same pair of points; cross-fade only where the weight is not 0. */
+        for (j = 0; j < BOWL_LANES; ++j) s->acc[l][m][j] = 0.0f;
+    /* Runs of samples with the same points; the per-sample interpolation only where a weight is
+     * not 0. */
     start = 0;
     while (start < count) {
-      int end = start + 1, crossfade = s->weight[start] != 0.0f, third = s->weight_c[start] != 0.0f;
+      int end = start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f;
       while (end < count && s->point_a[end] == s->point_a[start]) {
-        crossfade |= s->weight[end] != 0.0f;
-        third |= s->weight_c[end] != 0.0f;
+        moving |= s->weight[end] != 0.0f || s->weight_c[end] != 0.0f;
         ++end;
       }
       if (s->loaded_point != s->point_a[start]) bowl_load_points(s, s->point_a[start]);
-      bowl_run_modes(s, start, end, crossfade, third);
-      for (m = start; m < end; ++m)
+      bowl_run_modes(s, start, end, moving);
+      for (m = start; m < end; ++m) {
         for (l = 0; l < BOWL_OUTPUTS; ++l) {
-          float a = 0.0f, b = 0.0f, c = 0.0f, y;
-          for (j = 0; j < BOWL_LANES; ++j) { a += s->acc[l][0][m][j]; b += s->acc[l][1][m][j]; c += s->acc[l][2][m][j]; }
-          /* The Faust bank's mix: A + wB (B - A) + wC (C - A). */
-          y = crossfade ? a + s->weight[m] * (b - a) : a;
-          if (third) y += s->weight_c[m] * (c - a);
+          float y = 0.0f;
+          for (j = 0; j < BOWL_LANES; ++j) y += s->acc[l][m][j];
+
           outs[l][done + m] = y * s->out_gain[m];
         }
+
+      }
       start = end;
     }
     if (in) in += count;
@@ -532,7 +628,7 @@ BOWL_INLINE void bowl_process(bowl_state* s, const float* in, float* const* outs
 #ifdef __cplusplus
 namespace mesh2dsp_models {
 
-// C++ face of the same model: prepare / reset / strike / process (DESIGN.md, "Generated code").
+// C++ face of the same model: prepare / reset / strike / process.
 class Bowl {
  public:
   static constexpr int kModes = BOWL_MODES;
@@ -551,6 +647,10 @@ class Bowl {
   // Continuous, smoothed.
   void setGlide(float glide) { bowl_set_glide(&state_, glide); }
   void setGain(float gain) { bowl_set_gain(&state_, gain); }
+  // Output level: kLevel by default; kPhysicalScale (with gain 1) for the surface velocity in m/s.
+  static constexpr float kLevel = BOWL_LEVEL;
+  static constexpr float kPhysicalScale = BOWL_PHYSICAL_SCALE;
+  void setLevel(float level) { bowl_set_level(&state_, level); }
   // Moving contact: triangle of the model's triangulation and barycentric (u, v), smoothed.
   static constexpr int kTriangles = BOWL_TRIANGLES;
   void setContact(bool on, int triangle, float u, float v) { bowl_set_contact(&state_, on ? 1 : 0, triangle, u, v); }
@@ -562,12 +662,16 @@ class Bowl {
   void setRoughness(float beta) { bowl_set_roughness(&state_, beta); }
   void setFriction(float mu) { bowl_set_friction(&state_, mu); }
   void setInputGain(float gain) { bowl_set_input_gain(&state_, gain); }
-  // The next sample of the selected contact model's force alone (advances its state): what
-  // process() feeds the modes. For analysis and tests.
+  // The next sample of the selected contact model's force alone, in newtons (advances every
+  // model's state): what process() feeds the modes, divided by the rate. For analysis and tests.
   float contactForce(bool trig, float in = 0.0f) { return bowl_contact_force(&state_, trig ? 1 : 0, in); }
-  // position in [0, kExcitationPoints - 1]; velocity scales the momentum of the strike.
+  // Strikes at the excitation point and glide already set (the Faust gate's rising edge);
+  // velocity: the strike's momentum in N s.
+  void trigger(float velocity = 1.0f) { bowl_strike(&state_, velocity); }
+  // position in [0, kExcitationPoints - 1]; velocity: the strike's momentum in N s.
   void strike(float position, float velocity = 1.0f) { bowl_strike_at(&state_, position, velocity); }
-  // in: force (momentum per sample) or nullptr; out: output 0. n: any length.
+  // in: the live input (the input contact model's force, times the input gain) or nullptr;
+  // out: output 0. n: any length.
   void process(const float* in, float* out, int n) {
     float* outs[kOutputs] = {out};
     float scratch[kOutputs > 1 ? BOWL_BLOCK : 1];

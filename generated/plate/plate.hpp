@@ -6,26 +6,37 @@
  * Dependency-free (only <math.h>, for the coefficients), no heap, no exceptions, no RTTI, float.
  * The same text compiles as C99/C11 (functions plate_*) and as C++ (class
  * mesh2dsp_models::Plate at the end), so one header serves C-only embedded toolchains
- * and C++ hosts alike. It is the same filter as plate.dsp (resonator "reson"): fed the same
- * input at the same sample rate the two agree to float precision.
+ * and C++ hosts alike. It is the same instrument as plate.dsp (resonator "reson"), sample
+ * for sample: the same held and smoothed controls, the same contact models all running at once,
+ * strikes and parameter changes at the sample where they happen. Fed the same events at the
+ * same rate the two agree within 1e-4 of the peak (single-precision rounding in a different
+ * order); a randomized differential test checks it.
  *
  * Use (C++):
- *   mesh2dsp_models::Plate model;      // ~28 KiB of state: make it static or a member
+ *   mesh2dsp_models::Plate model;      // ~12 KiB of state: make it static or a member
  *   model.prepare(48000.0f);                    // coefficients from the sample rate, never baked
- *   model.strike(0.0f, 1.0f);                   // excitation point 0, unit momentum
- *   model.process(nullptr, out, 256);           // nullptr: no external force input
+ *   model.strike(0.0f, 1.0f);                   // excitation point 0, a momentum of 1 N s
+ *   model.process(nullptr, out, 256);           // nullptr: no live input
  * Use (C): plate_state s; plate_prepare(&s, 48000.0f); plate_strike_at(&s, 0.0f, 1.0f);
  *          float* outs[PLATE_OUTPUTS] = {out}; plate_process(&s, NULL, outs, 256);
+ * As an effect (audio in = force): set_excitation(PLATE_EXCITE_INPUT) and set_input_gain(newtons
+ * of a full-scale sample); the input is read only by that contact model.
  *
- * The model (van den Doel & Pai, "Modal Synthesis for Vibrating Objects", seed 003): mode n is a
- * reson, eq. 6, with R = exp(-sigma_n/SR) and theta = omega_d,n/SR. Its input is the force on the
- * object as the momentum (N s) delivered in each sample; its output is the surface velocity,
- * whose continuous impulse response exp(-sigma t)(cos(omega_d t) - sigma/omega_d sin(omega_d t))
- * the filter reproduces exactly at the sampling instants (impulse invariance): the all-pole part
- * is eq. 6, the one-zero numerator 1 + b1 z^-1 turns its sine response into the velocity.
- * Output the surface velocity at the struck point along the strike direction (contact microphone). Every gain carries the overall normalisation
- * 0.006543966205517917 (1 / the largest sum of |gains| over points and outputs), so a unit-momentum
- * strike starts at most at 1. Modes at or above Nyquist are switched off at prepare.
+ * The model: mode n's velocity response to a unit momentum is
+ * exp(-sigma t)(cos(omega_d t) - sigma/omega_d sin(omega_d t)), reproduced exactly at the
+ * sampling instants (impulse invariance) with the poles R exp(+-i theta), R = exp(-sigma/SR),
+ * theta = omega_d/SR of van den Doel & Pai, "Modal Synthesis for Vibrating Objects" (2003),
+ * eq. 6, but as a coupled-form (rotation) recursion: its coefficients R cos(theta) and
+ * R sin(theta) keep the pitch of low modes exact in single precision (the direct form's
+ * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
+ * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
+ * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
+ * Levels: every gain carries the normalisation 0.006543966205517917 (1 / the largest sum of |gains|
+ * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
+ * by the gain (default 0.5) and the level PLATE_LEVEL, chosen so a default strike
+ * (point 1, the loudest, hardness 0.8) peaks near -6 dBFS and the same strike at
+ * hardness 1 below -1 dBFS. For physical units call set_level(PLATE_PHYSICAL_SCALE) and set_gain(1):
+ * the output is then the surface velocity in m/s. Modes at or above Nyquist are switched off at prepare.
  *
  * State is laid out as structure-of-arrays, PLATE_LANES modes side by side, so the compiler
  * vectorises across modes (build with -O3 -ffp-contract=fast and your target's SIMD flags).
@@ -42,6 +53,11 @@
 #define PLATE_OUTPUTS 1
 #define PLATE_FUNDAMENTAL_HZ 408.04913
 #define PLATE_TRIANGLES 12
+/* 1: one output, the contact microphone (the pickup is the excitation point itself). */
+#define PLATE_CONTACT_MIC 1
+/* The default output level, and the level that makes the output the surface velocity in m/s. */
+#define PLATE_LEVEL 5.337938f
+#define PLATE_PHYSICAL_SCALE 152.81253f
 /* Modes computed side by side: 32 lets GCC vectorise the mode loops on SSE/AVX/AVX-512/NEON
  * hosts (at 16 it unrolls them into scalar code instead); 1 suits a Cortex-M4F (no SIMD). */
 #ifndef PLATE_LANES
@@ -67,48 +83,63 @@
 #define PLATE_INLINE static inline
 #endif
 
-/* Frequency of mode n over the fundamental's. */
-static const float plate_frequency_ratio[PLATE_MODES] = {
-1.0f, 1.4607606f, 1.7954454f, 2.580108f, 2.5839715f, 4.523573f, 4.5252023f, 4.7240014f, 5.1425104f, 5.711405f, 7.809872f, 7.8454065f, 8.661178f, 9.040845f, 9.724428f, 9.736756f, 11.362256f, 11.991903f, 12.500139f, 14.610814f, 14.615512f, 15.090505f, 15.789111f, 15.960142f, 16.106396f, 17.997875f, 18.0342f, 20.956375f, 21.579924f, 21.75134f, 22.013165f, 22.268219f, 22.586256f, 22.608446f, 24.031704f, 24.907747f, 25.508165f, 25.524529f, 25.524576f, 27.005993f
+/* Angular frequency of mode n over the fundamental's frequency: 2 pi f_n / f_0. */
+static const float plate_omega_ratio[PLATE_MODES] = {
+6.2831855f, 9.178229f, 11.2811165f, 16.211296f, 16.23557f, 28.422447f, 28.432684f, 29.681776f, 32.311344f, 35.885815f, 49.070873f, 49.294144f, 54.41979f, 56.8053f, 61.100384f, 61.177845f, 71.39116f, 75.34735f, 78.54069f, 91.80245f, 91.83197f, 94.81644f, 99.20591f, 100.280525f, 101.19947f, 113.083984f, 113.31222f, 131.67279f, 135.59065f, 136.66771f, 138.31279f, 139.91534f, 141.91362f, 142.05305f, 150.99565f, 156.5f, 160.27254f, 160.37535f, 160.37564f, 169.68365f
 };
 /* Decay rate sigma_n = xi_n omega_n (1/s): the amplitude envelope is exp(-sigma_n t). */
 static const float plate_decay_per_s[PLATE_MODES] = {
 2.5985997f, 2.7103944f, 2.8178487f, 3.1563745f, 3.1583416f, 4.517619f, 4.5190725f, 4.7003713f, 5.1075115f, 5.7163386f, 8.514006f, 8.568856f, 9.896562f, 10.5592375f, 11.8240385f, 11.847695f, 15.229316f, 16.679214f, 17.906557f, 23.548676f, 23.562214f, 24.95347f, 27.080534f, 27.61594f, 28.07836f, 34.438786f, 34.56784f, 45.802032f, 48.417236f, 49.14961f, 50.27942f, 51.393024f, 52.799587f, 52.898468f, 59.443623f, 63.6709f, 66.65557f, 66.737915f, 66.73815f, 74.41115f
 };
-/* Contact models (the Faust m2dExcite environment, templates/faust/excitations.lib.mustache):
- * plate_set_excitation takes one of these. The Faust menu lists only the models compiled in
- * with generate --excitation, in this order. */
-#define PLATE_EXCITE_IMPACT 0 /* seed 003 eq. 7 raised cosine */
-#define PLATE_EXCITE_HAMMER 1 /* seed 004 3.3 noise burst, attack-release, low-pass */
-#define PLATE_EXCITE_MICRO 2  /* seed 002 impact + micro-collision impulse trains */
-#define PLATE_EXCITE_SCRAPE 3 /* seed 002 fractal noise through a speed-tuned reson */
-#define PLATE_EXCITE_ROLL 4   /* seed 002 scrape + size low-pass */
-#define PLATE_EXCITE_INPUT 5  /* seed 003 3.4 the input signal is the force */
+/* Their squares, as the Faust program has them (so both compute bit-identical coefficients). */
+static const float plate_omega_ratio2[PLATE_MODES] = {
+39.478416f, 84.2399f, 127.26358f, 262.80612f, 263.59378f, 807.8355f, 808.4175f, 881.0079f, 1044.023f, 1287.7916f, 2407.9507f, 2429.9124f, 2961.5132f, 3226.8425f, 3733.2568f, 3742.7288f, 5096.6973f, 5677.223f, 6168.6396f, 8427.69f, 8433.111f, 8990.156f, 9841.8125f, 10056.185f, 10241.333f, 12787.988f, 12839.659f, 17337.725f, 18384.826f, 18678.06f, 19130.428f, 19576.303f, 20139.479f, 20179.07f, 22799.688f, 24492.248f, 25687.285f, 25720.252f, 25720.348f, 28792.541f
+};
+static const float plate_decay2[PLATE_MODES] = {
+6.752721f, 7.3462377f, 7.940271f, 9.9627f, 9.975122f, 20.408882f, 20.422016f, 22.093493f, 26.086676f, 32.67653f, 72.48829f, 73.42529f, 97.94193f, 111.4975f, 139.80789f, 140.36789f, 231.93205f, 278.1962f, 320.6448f, 554.5401f, 555.1779f, 622.67566f, 733.35535f, 762.64014f, 788.3942f, 1186.03f, 1194.9355f, 2097.8262f, 2344.2288f, 2415.6838f, 2528.02f, 2641.243f, 2787.7961f, 2798.248f, 3533.5442f, 4053.9834f, 4442.966f, 4453.9487f, 4453.981f, 5537.0186f
+};
+/* Contact models (the Faust program's m2dExcite environment): plate_set_excitation takes one
+ * of these. The Faust menu lists only the models compiled in with generate --excitation, in
+ * this order. All of them run every sample; the selection picks one output. */
+#define PLATE_EXCITE_IMPACT 0 /* van den Doel & Pai 2003, eq. 7: raised cosine */
+#define PLATE_EXCITE_HAMMER 1 /* Hiner 2024 (Mesh2Faust's hammer): noise burst, low-pass */
+#define PLATE_EXCITE_MICRO 2  /* FoleyAutomatic 2001: impact + micro-collision trains */
+#define PLATE_EXCITE_SCRAPE 3 /* FoleyAutomatic 2001: fractal noise, speed-tuned reson */
+#define PLATE_EXCITE_ROLL 4   /* FoleyAutomatic 2001: scrape + size low-pass */
+#define PLATE_EXCITE_INPUT 5  /* van den Doel & Pai 2003, 3.4: the input is the force */
 /* Frequency ratios of the three dominant modes (largest gain at point 0): the micro-collision
  * impulse trains. */
 static const float plate_micro_ratio[3] = { 9.736756f, 18.0342f, 22.268219f };
 
 /* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
- * triangle and barycentric weights (u, v) toward its second and third point (seed 003 2.3). */
+ * triangle and barycentric weights (u, v) toward its second and third point. */
 static const int plate_triangle[12][3] = { {0, 4, 2}, {0, 2, 5}, {0, 3, 4}, {0, 6, 3}, {0, 5, 6}, {1, 5, 2}, {1, 2, 7}, {1, 3, 6}, {1, 7, 3}, {1, 6, 5}, {2, 4, 7}, {3, 7, 4} };
 
-/* Normalised gain of mode n at output l for excitation point k: [(l * POINTS + k) * MODES + n]. */
-static const float plate_gain[PLATE_OUTPUTS * PLATE_POINTS * PLATE_MODES] = {
-0.019518549f, 2.805477e-10f, 0.021751592f, 9.110479e-09f, 0.04118476f, 5.6018325e-05f, 0.025721248f, 0.022669265f, 4.088613e-08f, 0.04600785f, 4.8824745e-07f, 0.036609843f, 1.8657299e-07f, 0.020453f, 0.00012556266f, 0.05387442f, 0.01845967f, 4.5496094e-07f, 0.050892103f, 0.00017698621f, 0.017067453f, 2.205485e-08f, 0.045592055f, 9.30892e-07f, 0.039458785f, 0.00011379792f, 0.051687434f, 0.0073367627f, 4.6522658e-08f, 3.8547898e-07f, 0.012138473f, 0.064284876f, 0.0002892878f, 0.042963877f, 0.0026862614f, 1.7750923e-06f, 0.050321214f, 1.016051e-06f, 0.00027075736f, 1.1456146e-06f, 0.02655167f, 3.0983743e-11f, 0.029875632f, 3.1727172e-08f, 0.05683465f, 8.0846854e-05f, 0.03579536f, 0.031899832f, 2.1980718e-08f, 0.06477596f, 2.7677163e-07f, 0.052100092f, 3.20508e-08f, 0.029109845f, 0.00017919541f, 0.07733082f, 0.02690799f, 1.9714558e-07f, 0.073873095f, 0.00023366578f, 0.024760177f, 1.4223683e-06f, 0.065370165f, 3.3519402e-06f, 0.059900176f, 0.0001553045f, 0.07671327f, 0.011368673f, 7.364914e-07f, 3.436455e-07f, 0.017563365f, 0.09248498f, 0.00033844187f, 0.06899498f, 0.00088995567f, 2.27311e-06f, 0.075813875f, 1.5293445e-07f, 8.686297e-05f, 2.2859242e-06f, 0.01951648f, 1.2502169e-10f, 0.021691613f, 0.04113142f, 3.0688927e-08f, 0.025429724f, 5.8313668e-05f, 0.023884965f, 5.771856e-09f, 0.044503927f, 0.037976876f, 1.3818199e-07f, 2.6688357e-07f, 0.019989707f, 0.051681075f, 0.00011783891f, 0.025302116f, 1.1994808e-07f, 0.04524409f, 0.016239716f, 0.00014910045f, 1.9402643e-07f, 0.042184636f, 0.047311917f, 1.1860306e-08f, 0.04560039f, 9.0540874e-05f, 0.022931917f, 2.9658356e-06f, 4.1743706e-07f, 0.037830185f, 0.027583666f, 0.041147992f, 0.0001692183f, 0.002686702f, 2.5586414e-07f, 0.043637794f, 0.00026943948f, 2.3630666e-06f, 0.046573758f, 0.019515771f, 3.2856887e-11f, 0.0216854f, 0.04114546f, 2.4978817e-08f, 0.025347335f, 5.3039414e-05f, 0.023971673f, 1.4093505e-08f, 0.04449586f, 0.038043335f, 6.251114e-08f, 4.3389832e-08f, 0.019877074f, 0.051681753f, 0.00011012504f, 0.025412738f, 4.7567033e-07f, 0.04521883f, 0.016090155f, 0.00016699854f, 2.5102952e-06f, 0.04247734f, 0.047024496f, 3.8620487e-06f, 0.045628417f, 7.474201e-05f, 0.023244385f, 8.0386866e-07f, 1.2629784e-05f, 0.037418045f, 0.027028276f, 0.04145301f, 0.00028789736f, 0.0026881727f, 6.1189885e-06f, 0.043683954f, 0.00028689625f, 1.0658988e-06f, 0.046592206f, 1.4540004e-09f, 4.6540467e-12f, 0.01219209f, 3.3150388e-10f, 1.5349136e-10f, 5.066419e-09f, 1.6393775e-08f, 0.011485714f, 4.458137e-10f, 5.1157167e-07f, 4.897655e-09f, 3.2096843e-09f, 6.7323542e-09f, 0.018367488f, 1.9020662e-08f, 3.159643e-08f, 9.157075e-05f, 5.515511e-08f, 0.02709385f, 4.2325737e-10f, 8.5624755e-08f, 1.6934231e-09f, 1.777065e-06f, 8.408975e-08f, 1.6717784e-08f, 6.333885e-09f, 2.6490863e-08f, 0.016633276f, 1.5293165e-07f, 4.375333e-07f, 0.012779178f, 0.0001634463f, 3.675719e-07f, 8.339192e-07f, 1.1314429e-11f, 6.9974305e-07f, 0.031691216f, 4.6908838e-08f, 4.3059636e-08f, 4.341032e-08f, 5.1230326e-10f, 0.020618813f, 0.0006608018f, 0.009393894f, 0.009479987f, 0.0045892163f, 0.0055294754f, 0.024217423f, 2.4228737e-07f, 3.7879147e-06f, 0.016417349f, 0.016716827f, 2.5776093e-05f, 0.022945724f, 0.0091467975f, 0.006901302f, 4.2549004e-06f, 0.04907835f, 2.8468854e-05f, 0.004323801f, 0.0061127357f, 8.384384e-06f, 1.8721161e-06f, 0.01574124f, 0.018844547f, 0.009307504f, 0.008762578f, 0.027076911f, 0.023493124f, 0.0010815181f, 0.0013387931f, 0.0018849043f, 0.013573139f, 0.011782782f, 2.1070132e-10f, 0.00042350395f, 0.044314016f, 4.507437e-05f, 3.3331806e-05f, 0.012630722f, 1.3647464e-09f, 0.020614246f, 0.00066132843f, 0.009405135f, 0.009447839f, 0.005562044f, 0.0045833457f, 0.024138093f, 5.3120567e-07f, 3.8549274e-06f, 0.016572084f, 0.01647388f, 2.3704531e-05f, 0.02283144f, 0.007635068f, 0.008328871f, 5.734644e-06f, 0.048949882f, 2.5869193e-05f, 0.0063366853f, 0.0040126136f, 1.4938926e-05f, 5.242316e-06f, 0.015184648f, 0.019233737f, 0.010907759f, 0.0072079725f, 0.026508762f, 0.023283223f, 0.0011450966f, 0.001394933f, 0.0018874749f, 0.0096884025f, 0.015503777f, 6.994064e-11f, 0.0005510568f, 0.043690365f, 3.884559e-05f, 4.5604032e-05f, 0.013111686f, 2.8931807e-10f, 0.017164905f, 0.00051754597f, 0.007875391f, 0.00789754f, 0.004446541f, 0.0037229825f, 0.019918371f, 1.5442977e-07f, 2.9897133e-06f, 0.013440961f, 0.013466447f, 4.234716e-05f, 0.018477775f, 0.006340891f, 0.007088439f, 3.7074647e-06f, 0.039607916f, 5.9831937e-06f, 0.0048512467f, 0.0030976473f, 1.8153319e-06f, 5.3145486e-06f, 0.012395086f, 0.01545379f, 0.008377575f, 0.0054956763f, 0.021427698f, 0.018528985f, 0.00079099083f, 0.00091264653f, 0.0017086834f, 0.008224557f, 0.012386554f, 2.2822837e-11f, 0.00026151905f, 0.034913674f, 0.00015044486f, 0.00019130355f, 0.010161105f
+/* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
+static const float plate_excite[PLATE_POINTS * PLATE_MODES] = {
+-0.1397088f, -1.6749558e-05f, -0.14748421f, -9.544883e-05f, -0.20294029f, 0.0074845394f, -0.16037846f, 0.15056317f, -0.00020220318f, 0.2144944f, -0.00069874706f, -0.19133699f, -0.00043194095f, -0.14301398f, -0.011205475f, 0.23210864f, 0.13586637f, 0.00067450793f, 0.22559279f, 0.013303617f, -0.13064246f, 0.00014850876f, 0.21352296f, 0.0009648274f, -0.19864236f, 0.010667611f, 0.22734872f, 0.08565491f, -0.00021569112f, 0.00062086957f, 0.11017474f, 0.25354463f, 0.017008463f, -0.2072773f, -0.051829156f, -0.0013323259f, -0.2243239f, 0.0010079936f, -0.016454706f, -0.0010703339f, 0.16294684f, 5.5663045e-06f, 0.17284569f, -0.00017812123f, -0.23840019f, 0.008991488f, -0.18919662f, -0.17860524f, 0.00014825896f, -0.2545112f, -0.0005260909f, -0.22825445f, -0.00017902737f, 0.17061608f, -0.013386389f, 0.2780842f, -0.16403656f, -0.00044401077f, -0.27179605f, 0.01528613f, -0.15735367f, -0.0011926309f, -0.25567588f, 0.0018308305f, -0.24474512f, 0.012462122f, 0.2769716f, -0.10662398f, -0.00085819076f, -0.00058621285f, -0.13252684f, -0.30411345f, 0.01839679f, -0.26266894f, -0.029832125f, 0.0015076837f, 0.27534318f, -0.00039106834f, 0.009320031f, -0.0015119272f, 0.1397014f, -1.118131e-05f, -0.14728072f, 0.20280883f, -0.00017518255f, -0.159467f, -0.007636339f, 0.15454762f, 7.597273e-05f, -0.21095954f, 0.19487657f, -0.00037172838f, -0.0005166078f, -0.14138496f, -0.22733472f, -0.010855363f, -0.15906638f, 0.0003463352f, 0.21270658f, -0.12743515f, -0.012210669f, 0.00044048432f, -0.20538898f, 0.21751302f, -0.00010890503f, -0.21354248f, 0.009515297f, 0.15143289f, -0.0017221601f, -0.0006460937f, 0.19449984f, -0.1660833f, 0.20284969f, 0.013008393f, 0.051833406f, -0.00050583016f, -0.2088966f, 0.016414613f, 0.001537227f, 0.21580954f, 0.13969886f, 5.7320926e-06f, -0.14725964f, -0.20284344f, 0.00015804688f, 0.15920846f, 0.0072828163f, 0.15482788f, 0.00011871607f, -0.21094042f, -0.195047f, 0.00025002228f, 0.00020830226f, -0.14098608f, 0.22733621f, 0.010494048f, -0.15941373f, 0.0006896886f, 0.2126472f, 0.12684697f, 0.012922792f, -0.0015843911f, -0.20610031f, -0.21685132f, -0.0019652096f, 0.21360809f, -0.008645346f, 0.1524611f, -0.0008965872f, -0.0035538406f, 0.19343744f, -0.16440278f, -0.20360012f, -0.016967539f, 0.051847592f, -0.0024736589f, -0.20900707f, -0.016938012f, -0.0010324238f, -0.21585228f, -3.813136e-05f, 2.157324e-06f, 0.1104178f, 1.8207247e-05f, -1.2389163e-05f, -7.117878e-05f, -0.00012803818f, 0.10717143f, -2.1114301e-05f, 0.0007152424f, -6.998325e-05f, -5.6654077e-05f, -8.205092e-05f, -0.1355267f, 0.00013791541f, -0.00017775384f, 0.00956926f, -0.00023485125f, -0.1646021f, 2.057322e-05f, -0.00029261707f, -4.1151223e-05f, -0.001333066f, 0.00028998233f, -0.00012929727f, -7.958571e-05f, -0.00016276015f, 0.12897006f, -0.00039106476f, 0.000661463f, -0.11304503f, -0.012784611f, 0.0006062771f, -0.00091319176f, -3.363693e-06f, -0.0008365065f, -0.17802027f, -0.00021658448f, 0.00020750816f, -0.00020835144f, -2.2634118e-05f, -0.14359252f, 0.025706064f, 0.09692211f, -0.09736522f, 0.067743756f, 0.074360445f, 0.15561949f, 0.000492227f, 0.0019462566f, 0.1281302f, -0.12929356f, 0.005077016f, 0.15147845f, 0.09563889f, -0.08307408f, -0.002062741f, -0.22153634f, 0.005335621f, 0.06575561f, 0.078183986f, -0.0028955801f, 0.0013682529f, -0.1254641f, 0.13727544f, -0.0964754f, 0.09360864f, -0.16455063f, -0.15327467f, 0.03288644f, -0.036589522f, -0.043415487f, 0.11650382f, -0.10854852f, -1.45155545e-05f, 0.020579211f, -0.21050894f, 0.0067137447f, -0.00577337f, -0.11238648f, -3.6942474e-05f, 0.14357662f, 0.025716307f, -0.09698008f, -0.0972f, -0.07457911f, 0.067700416f, 0.1553644f, -0.0007288386f, 0.001963397f, -0.1287326f, -0.12835062f, -0.00486873f, 0.15110075f, -0.087378874f, -0.091262646f, -0.0023947118f, 0.2212462f, 0.0050861766f, -0.0796033f, 0.063345194f, 0.0038650907f, 0.0022896104f, 0.123226f, 0.13868575f, 0.10444022f, 0.08489978f, -0.16281511f, 0.15258841f, -0.033839278f, -0.037348803f, -0.04344508f, -0.09842969f, -0.12451416f, -8.363052e-06f, -0.0234746f, -0.2090224f, -0.006232623f, -0.006753076f, 0.114506274f, 1.7009352e-05f, -0.1310149f, -0.022749636f, -0.0887434f, -0.088868104f, -0.06668239f, 0.061016247f, -0.14113246f, 0.00039297552f, -0.0017290787f, -0.115935154f, -0.11604502f, 0.00650747f, -0.13593298f, -0.07962971f, -0.08419287f, 0.0019254778f, -0.19901738f, -0.0024460568f, -0.06965089f, 0.05565651f, -0.0013473425f, -0.0023053305f, 0.11133322f, 0.12431327f, 0.09152909f, 0.07413283f, 0.14638203f, -0.13612121f, 0.02812456f, 0.03021004f, 0.041336223f, -0.090689346f, -0.111294895f, -4.7773256e-06f, 0.01617155f, 0.18685201f, 0.012265597f, 0.013831252f, 0.1008023f
+};
+/* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
+ * whose pickup is the interpolated shape at the contact). */
+static const float plate_pickup[1] = {
+0.0f
 };
 
+/* Each output's delay behind the nearest listener (s): the interaural delay. */
+static const float plate_delay_s[PLATE_OUTPUTS] = { 0.0f };
+#define PLATE_DELAY_RING 8
+
 typedef struct {
-  float sample_rate_hz;
-  /* Held per strike, like the Faust instrument's ba.sAndH(gate): set by the setters, taken over
-   * at the next strike (or by plate_apply for effect use), because changing them while the
-   * object rings would click. */
+  float sample_rate_hz, inv_sample_rate;
+  /* Latched at the strike, like the Faust instrument's ba.sAndH(rise(gate)): set by the setters,
+   * taken over at the next strike (or by plate_apply for effect use), because changing them
+   * while the object rings would click. */
   float fundamental_hz, t60_scale, hardness, point;
   float next_fundamental_hz, next_t60_scale, next_hardness, next_point;
   /* Continuous controls, smoothed by a 10 ms one-pole (Faust si.smooth(ba.tau2pole(0.01))). */
-  float glide_target, glide, gain_target, gain, smooth_pole;
-  /* The raised-cosine hammer (seed 003 eq. 7). */
-  int strike_pending, hammer_count, hammer_length;
-  float strike_velocity, hammer_velocity;
+  float glide_target, glide, gain_target, gain, smooth_pole, level;
+  int strike_pending;
+  float strike_velocity;
   int loaded_point; /* the points (key (a P + b) P + c) whose gains are loaded; -1: none */
   /* Moving contact: on, triangle, smoothed barycentric weights. */
   int contact_on, contact_triangle;
@@ -119,78 +150,103 @@ typedef struct {
   float size_target, size, speed_target, speed, force_target, contact_force;
   float roughness_target, roughness, friction_target, friction, input_gain_target, input_gain;
   unsigned int noise;  /* no.noise's LCG: r = 1103515245 r + 12345 (mod 2^32), seed 0 */
-  int burst_count, burst_ramp;       /* hammer envelope */
-  float burst_lp[3];                 /* hammer low-pass */
-  int micro_count, micro_burst, micro_period[3], micro_phase[3];
-  float fractal_x1[10], fractal_y1[10], fractal_b[10], fractal_corner[10];
+  int since;           /* samples since the strike (saturating) */
+  float velocity;      /* the strike's momentum (N s) */
+  int burst_count;     /* hammer envelope */
+  float burst_lp[3];   /* hammer low-pass */
+  float micro_inc[3], micro_phase[3], micro_later[3];
+  float fractal_x1[1], fractal_y1[10], fractal_b[10], fractal_w[10], fractal_in_scale;
+  float two_pi_over_sr, quarter_pi_over_sr, noise_scale_sr;
+  /* Values of the contact models that change only with their inputs (-1: not computed yet). */
+  float cache_hardness, cache_contact, cache_sqrt_ramp, cache_size, cache_b, cache_roughness, cache_level;
+  float cache_c[10], cache_fc, cache_r, cache_cos;
+  int cache_ramp;
   float reson_x1, reson_x2, reson_y1, reson_y2, roll_lp[2];
-  PLATE_ALIGN float c1[PLATE_PADDED_MODES];  /* 2 R cos(theta) */
-  PLATE_ALIGN float c2[PLATE_PADDED_MODES];  /* R^2 */
-  PLATE_ALIGN float b1[PLATE_PADDED_MODES];  /* numerator: velocity from eq. 6's state */
+  PLATE_ALIGN float ca[PLATE_PADDED_MODES];  /* R cos(theta) */
+  PLATE_ALIGN float sb[PLATE_PADDED_MODES];  /* R sin(theta) */
+  PLATE_ALIGN float kv[PLATE_PADDED_MODES];  /* sigma / omega_d: velocity = re - kv im */
   PLATE_ALIGN float on[PLATE_PADDED_MODES];  /* 0 above Nyquist */
-  PLATE_ALIGN float y1[PLATE_PADDED_MODES];  /* y[m-1] */
-  PLATE_ALIGN float y2[PLATE_PADDED_MODES];  /* y[m-2] */
-  PLATE_ALIGN float gain_a[PLATE_OUTPUTS][PLATE_PADDED_MODES]; /* point kA, times on */
-  PLATE_ALIGN float gain_b[PLATE_OUTPUTS][PLATE_PADDED_MODES]; /* point kB, times on */
-  PLATE_ALIGN float gain_c[PLATE_OUTPUTS][PLATE_PADDED_MODES]; /* point kC, times on */
-  PLATE_ALIGN float force[PLATE_BLOCK];
+  PLATE_ALIGN float re[PLATE_PADDED_MODES];
+  PLATE_ALIGN float im[PLATE_PADDED_MODES];
+  PLATE_ALIGN float shape_a[PLATE_PADDED_MODES]; /* shape at point A, times on */
+  PLATE_ALIGN float shape_b[PLATE_PADDED_MODES];
+  PLATE_ALIGN float shape_c[PLATE_PADDED_MODES];
+  PLATE_ALIGN float pickup[PLATE_OUTPUTS][PLATE_PADDED_MODES];
+  PLATE_ALIGN float gain_a[PLATE_OUTPUTS][PLATE_PADDED_MODES]; /* at point A alone */
+  PLATE_ALIGN float force[PLATE_BLOCK];     /* momentum of each sample (N s) */
   PLATE_ALIGN float weight[PLATE_BLOCK];    /* of point B */
   PLATE_ALIGN float weight_c[PLATE_BLOCK];  /* of point C */
   PLATE_ALIGN float out_gain[PLATE_BLOCK];
   int point_a[PLATE_BLOCK];
-  PLATE_ALIGN float acc[PLATE_OUTPUTS][3][PLATE_BLOCK][PLATE_LANES];
+  /* Fractional output delays (cubic Lagrange over taps k0 .. k0 + 3), their ring buffers. */
+  int delay_k0[PLATE_OUTPUTS], delay_pos;
+  float delay_h[PLATE_OUTPUTS][4];
+  float delay_ring[PLATE_OUTPUTS][PLATE_DELAY_RING];
+  PLATE_ALIGN float acc[PLATE_OUTPUTS][PLATE_BLOCK][PLATE_LANES];
 } plate_state;
 
-/* Resonator coefficients for the held fundamental and T60 scale at the prepared rate. */
+/* Resonator coefficients for the held fundamental and T60 scale at the prepared rate, computed
+ * with the same single-precision operations as the Faust program (so both ring at exactly the
+ * same pitch), and the micro-collision trains' phase increments. */
 PLATE_INLINE void plate_compute_coefficients(plate_state* s) {
   const float sr = s->sample_rate_hz;
-  const float inv_sr = 1.0f / sr;
   int n;
   for (n = 0; n < PLATE_PADDED_MODES; ++n) {
-    s->c1[n] = 0.0f; s->c2[n] = 0.0f; s->b1[n] = 0.0f; s->on[n] = 0.0f;
+    s->ca[n] = 0.0f; s->sb[n] = 0.0f; s->kv[n] = 0.0f; s->on[n] = 0.0f;
   }
   for (n = 0; n < PLATE_MODES; ++n) {
-    const float f = s->fundamental_hz * plate_frequency_ratio[n];
-    const float sigma = plate_decay_per_s[n] / s->t60_scale;
-    const float w0 = 6.28318530717958647692f * f;
-    const float wd2 = w0 * w0 - sigma * sigma;
-    const float wd = sqrtf(wd2 > 0.0f ? wd2 : 0.0f);  /* damped angular frequency */
-    const float r = expf(-(sigma * inv_sr));
-    const float theta = wd * inv_sr;
-    const float cos_theta = cosf(theta);
-    s->c1[n] = 2.0f * r * cos_theta;
-    s->c2[n] = r * r;
-    s->b1[n] = -(r * (cos_theta + sigma / (wd > 1e-9f ? wd : 1e-9f) * sinf(theta)));
-    s->on[n] = (f < 0.5f * sr && wd > 0.0f) ? 1.0f : 0.0f;
+    /* The Faust compiler's normal form of the same expressions, operation for operation. */
+    const float f = s->fundamental_hz, t = s->t60_scale;
+    const float wd2 = plate_omega_ratio2[n] * (f * f) - plate_decay2[n] / (t * t);
+    const float wd = sqrtf(0.0f < wd2 ? wd2 : 0.0f);  /* damped angular frequency */
+    const float theta = s->inv_sample_rate * wd;
+    const float r = expf(-1.0f * (plate_decay_per_s[n] / sr / t));
+    const float ca = r * cosf(theta), sb = r * sinf(theta);
+    s->ca[n] = -1.0f < ca ? ca : -1.0f;
+    s->sb[n] = -1.0f < sb ? sb : -1.0f;
+    s->kv[n] = plate_decay_per_s[n] / t / (wd > 1e-9f ? wd : 1e-9f);
+    s->on[n] = (plate_omega_ratio[n] * f < 3.14159265358979323846f * sr && wd > 0.0f) ? 1.0f : 0.0f;
   }
+  for (n = 0; n < 3; ++n) s->micro_inc[n] = plate_micro_ratio[n] / sr * s->fundamental_hz;
   s->loaded_point = -1;
 }
 
-/* Clears every resonator, the hammer and the smoothers: silence. */
+/* Clears every resonator, the contact models and the smoothers: silence. */
 PLATE_INLINE void plate_reset(plate_state* s) {
   int n;
-  for (n = 0; n < PLATE_PADDED_MODES; ++n) { s->y1[n] = 0.0f; s->y2[n] = 0.0f; }
+  for (n = 0; n < PLATE_PADDED_MODES; ++n) { s->re[n] = 0.0f; s->im[n] = 0.0f; }
   s->glide = 0.0f;
   s->gain = 0.0f;
   s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
-  s->hammer_count = 0;
-  s->hammer_length = 1;
-  s->hammer_velocity = 0.0f;
   s->first_sample = 1;
   s->size = s->speed = s->contact_force = s->roughness = s->friction = s->input_gain = 0.0f;
   s->noise = 0u;
-  s->burst_count = 0; s->burst_ramp = 1;
-  s->micro_count = 0; s->micro_burst = 1;
-  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0; s->micro_period[n] = 1; }
-  for (n = 0; n < 10; ++n) s->fractal_x1[n] = s->fractal_y1[n] = 0.0f;
+  s->since = 0;
+  s->velocity = 0.0f;
+  s->burst_count = 0;
+  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0.0f; s->micro_later[n] = 0.0f; }
+  s->fractal_x1[0] = 0.0f;
+  for (n = 0; n < 10; ++n) s->fractal_y1[n] = 0.0f;
   s->reson_x1 = s->reson_x2 = s->reson_y1 = s->reson_y2 = 0.0f;
   s->roll_lp[0] = s->roll_lp[1] = 0.0f;
+  s->cache_hardness = s->cache_size = s->cache_roughness = s->cache_fc = -1.0f;
+  s->delay_pos = 0;
+  {
+    int l;
+    for (l = 0; l < PLATE_OUTPUTS; ++l)
+      for (n = 0; n < PLATE_DELAY_RING; ++n) s->delay_ring[l][n] = 0.0f;
+  }
+}
+
+/* True when taking over the held parameters now would change the resonator coefficients. */
+PLATE_INLINE int plate_retunes(const plate_state* s) {
+  return s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
 }
 
 /* Takes over the held parameters (fundamental, T60 scale, hardness, excitation point) now. */
 PLATE_INLINE void plate_apply(plate_state* s) {
-  const int changed = s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
+  const int changed = plate_retunes(s);
   s->fundamental_hz = s->next_fundamental_hz;
   s->t60_scale = s->next_t60_scale;
   s->hardness = s->next_hardness;
@@ -201,28 +257,51 @@ PLATE_INLINE void plate_apply(plate_state* s) {
 /* Sets the sample rate, the default parameters, and silence. */
 PLATE_INLINE void plate_prepare(plate_state* s, float sample_rate_hz) {
   s->sample_rate_hz = sample_rate_hz;
+  s->inv_sample_rate = 1.0f / sample_rate_hz;
   s->fundamental_hz = s->next_fundamental_hz = PLATE_FUNDAMENTAL_HZ;
   s->t60_scale = s->next_t60_scale = 1.0f;
-  s->hardness = s->next_hardness = 0.7f;
-  s->point = s->next_point = 0.0f;
+  s->hardness = s->next_hardness = 0.8f;
+  s->point = s->next_point = 1.0f;  /* the loudest point */
   s->glide_target = 0.0f;
   s->contact_on = 0;
   s->contact_triangle = 0;
   s->contact_u_target = s->contact_v_target = 0.0f;
   s->gain_target = 0.5f;
-  s->smooth_pole = expf(-1.0f / (0.01f * sample_rate_hz));
+  s->level = PLATE_LEVEL;
+  s->smooth_pole = expf(0.0f - 100.0f / sample_rate_hz);
   s->excitation = PLATE_EXCITE_IMPACT;
   s->size_target = 0.1f;
   s->speed_target = 0.3f;
   s->force_target = 0.5f;
   s->roughness_target = 1.0f;
   s->friction_target = 0.3f;
-  s->input_gain_target = 1.0f;
+  s->input_gain_target = 100.0f;
+  s->two_pi_over_sr = 6.28318530717958647692f / sample_rate_hz;
+  s->quarter_pi_over_sr = 0.785398163397448309616f / sample_rate_hz;
+  s->noise_scale_sr = 4.656613e-10f * sample_rate_hz;
   {
     int k;
     for (k = 0; k < 10; ++k) {
-      s->fractal_corner[k] = 20.0f * powf(2.0f, (float)k);  /* octave-spaced, 20 Hz .. 10 kHz */
-      s->fractal_b[k] = expf(-(6.28318530717958647692f * s->fractal_corner[k] / sample_rate_hz));
+      /* Corners 20 2^k Hz, 20 Hz .. 10 kHz: 2 pi p_k / SR. */
+      s->fractal_w[k] = 125.66370614359172954f * (float)(1 << k) / sample_rate_hz;
+      s->fractal_b[k] = expf(-1.0f * s->fractal_w[k]);
+    }
+    s->fractal_in_scale = 4.656613e-10f * sqrtf(1.5f * sample_rate_hz) * (1.0f - s->fractal_b[0]);
+  }
+  {
+    int l;
+    for (l = 0; l < PLATE_OUTPUTS; ++l) {
+      const float d = plate_delay_s[l] * sample_rate_hz;
+      int k0 = (int)d - 1;
+      float x;
+      if (k0 < 0) k0 = 0;
+      if (k0 > PLATE_DELAY_RING - 4) k0 = PLATE_DELAY_RING - 4;  /* above 192 kHz: capped */
+      x = d - (float)k0;
+      s->delay_k0[l] = k0;
+      s->delay_h[l][0] = (x - 1.0f) * (x - 2.0f) * (x - 3.0f) / -6.0f;
+      s->delay_h[l][1] = x * (x - 2.0f) * (x - 3.0f) / 2.0f;
+      s->delay_h[l][2] = x * (x - 1.0f) * (x - 3.0f) / -2.0f;
+      s->delay_h[l][3] = x * (x - 1.0f) * (x - 2.0f) / 6.0f;
     }
   }
   plate_compute_coefficients(s);
@@ -235,9 +314,9 @@ PLATE_INLINE void plate_set_hardness(plate_state* s, float hardness) { s->next_h
 PLATE_INLINE void plate_set_excitation_point(plate_state* s, int point) { s->next_point = (float)point; }
 /* Continuous position between the excitation point and the next, in [0, 1]; smoothed. */
 PLATE_INLINE void plate_set_glide(plate_state* s, float glide) { s->glide_target = glide; }
-/* Moving contact (seed 003 2.3, Fig. 4): when on, the position is the point of triangle
- * `triangle` with barycentric weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the
- * edge); u and v are smoothed. Off: the excitation point and glide. */
+/* Moving contact: when on, the position is the point of triangle `triangle` with barycentric
+ * weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the edge); u and v are smoothed.
+ * Off: the excitation point and glide. */
 PLATE_INLINE void plate_set_contact(plate_state* s, int on, int triangle, float u, float v) {
   s->contact_on = on && PLATE_TRIANGLES > 0;
   s->contact_triangle = triangle < 0 ? 0 : (triangle >= PLATE_TRIANGLES ? (PLATE_TRIANGLES > 0 ? PLATE_TRIANGLES - 1 : 0) : triangle);
@@ -246,18 +325,20 @@ PLATE_INLINE void plate_set_contact(plate_state* s, int on, int triangle, float 
 }
 /* Output gain; smoothed. */
 PLATE_INLINE void plate_set_gain(plate_state* s, float gain) { s->gain_target = gain; }
+/* Output level (not smoothed): PLATE_LEVEL by default, PLATE_PHYSICAL_SCALE for physical units. */
+PLATE_INLINE void plate_set_level(plate_state* s, float level) { s->level = level; }
 
 /* Contact model (PLATE_EXCITE_*) and its controls, smoothed like the gain:
  * size in [0, 1] (hammer and ball: low-pass at (1 - size) 9500 + 500 Hz), speed (m/s),
- * force (N), roughness (beta of the 1/f^beta profile), friction (Coulomb coefficient),
- * input gain (live input). */
+ * force (N, the normal force), roughness (beta of the 1/f^beta profile), friction (Coulomb
+ * coefficient), input gain (N per full-scale input sample; not smoothed). */
 PLATE_INLINE void plate_set_excitation(plate_state* s, int kind) { s->excitation = kind; }
 PLATE_INLINE void plate_set_size(plate_state* s, float size) { s->size_target = size; }
 PLATE_INLINE void plate_set_speed(plate_state* s, float mps) { s->speed_target = mps; }
 PLATE_INLINE void plate_set_force(plate_state* s, float newtons) { s->force_target = newtons; }
 PLATE_INLINE void plate_set_roughness(plate_state* s, float beta) { s->roughness_target = beta; }
 PLATE_INLINE void plate_set_friction(plate_state* s, float mu) { s->friction_target = mu; }
-PLATE_INLINE void plate_set_input_gain(plate_state* s, float gain) { s->input_gain_target = gain; }
+PLATE_INLINE void plate_set_input_gain(plate_state* s, float newtons) { s->input_gain_target = newtons; }
 
 /* One-pole low-pass y = (1 - b) x + b y[-1] (Faust m2dExcite.onePole). */
 PLATE_INLINE float plate_one_pole(float* y1, float b, float x) {
@@ -265,119 +346,122 @@ PLATE_INLINE float plate_one_pole(float* y1, float b, float x) {
   return *y1;
 }
 
-/* The force of the selected contact model for one sample, as momentum per sample; trig: a strike
- * starts on this sample; in: the live input sample. The same recursions as the Faust m2dExcite
- * environment (see there for the papers and equations). */
+/* The force (N) of the selected contact model for one sample; every model's state advances, as
+ * in the Faust program, so switching models mid-ring gives the same signal in both. trig: a
+ * strike starts on this sample; in: the live input sample (read by the input model only). The
+ * papers and equations are cited at the Faust m2dExcite environment. */
 PLATE_INLINE float plate_contact_force(plate_state* s, int trig, float in) {
   const float two_pi = 6.28318530717958647692f, sr = s->sample_rate_hz;
   const float p = s->smooth_pole;
-  float noise, x = 0.0f;
-  int k;
+  float raw, impact, hammer, micro = 0.0f, scrape, roll, fractal, fc, r, y, b, phase, env;
+  int k, ramp, since_burst;
   s->noise = s->noise * 1103515245u + 12345u;
-  noise = (float)(int)s->noise * (1.0f / 2147483647.0f);  /* no.noise */
+  raw = (float)(int)s->noise;  /* no.noise is raw / 2147483647 */
   s->size = s->size_target * (1.0f - p) + p * s->size;
   s->speed = s->speed_target * (1.0f - p) + p * s->speed;
   s->contact_force = s->force_target * (1.0f - p) + p * s->contact_force;
   s->roughness = s->roughness_target * (1.0f - p) + p * s->roughness;
   s->friction = s->friction_target * (1.0f - p) + p * s->friction;
-  s->input_gain = s->input_gain_target * (1.0f - p) + p * s->input_gain;
-  if (trig) {
-    s->hammer_velocity = s->strike_velocity;
-    /* Contact time 0.2 ms (hardness 1) to 10 ms (hardness 0). */
-    s->hammer_length = (int)(0.0002f * powf(50.0f, 1.0f - s->hardness) * sr + 0.5f);
-    if (s->hammer_length < 1) s->hammer_length = 1;
-    s->hammer_count = s->hammer_length;
-    s->burst_ramp = (int)(((1.0f - s->hardness) * 0.01f + 0.001f) * sr + 0.5f);
-    if (s->burst_ramp < 1) s->burst_ramp = 1;
-    s->burst_count = 2 * s->burst_ramp;
-    s->micro_burst = (int)(0.02f * sr + 0.5f);
-    if (s->micro_burst < 1) s->micro_burst = 1;
-    s->micro_count = s->micro_burst;
-    for (k = 0; k < 3; ++k) {
-      float f = s->fundamental_hz * plate_micro_ratio[k];
-      s->micro_period[k] = (int)(sr / (f > 1.0f ? f : 1.0f) + 0.5f);
-      if (s->micro_period[k] < 1) s->micro_period[k] = 1;
-      s->micro_phase[k] = 0;
+  if (trig) s->velocity = s->strike_velocity;
+  s->since = trig ? 0 : (s->since + 1 < 16777216 ? s->since + 1 : 16777216);
+
+  /* Impact: F = (p / T)(1 - cos(2 pi t / T)) for t < T, T = 0.2 ms 50^(1 - hardness). */
+  {
+    if (s->hardness != s->cache_hardness) {
+      /* Recomputed only when the input changes: the same values, far fewer transcendentals. */
+      s->cache_hardness = s->hardness;
+      s->cache_contact = 0.0002f * powf(50.0f, 1.0f - s->hardness);
+      s->cache_ramp = (int)(sr * ((1.0f - s->hardness) * 0.01f + 0.001f) + 0.5f);
+      if (s->cache_ramp < 1) s->cache_ramp = 1;
+      s->cache_sqrt_ramp = sqrtf((float)s->cache_ramp);
     }
-  } else {
-    if (s->hammer_count > 0) --s->hammer_count;
-    if (s->burst_count > 0) --s->burst_count;
-    if (s->micro_count > 0) --s->micro_count;
-    for (k = 0; k < 3; ++k) s->micro_phase[k] = (s->micro_phase[k] + 1) % s->micro_period[k];
+    const float contact = s->cache_contact;
+    phase = (float)s->since / (contact * sr);
+    impact = phase < 1.0f ? s->velocity * (1.0f - cosf(two_pi * phase)) / contact : 0.0f;
   }
+
+  /* The filters below are written in the Faust compiler's normal form of the same expressions
+   * (same operations, same order), so both round alike: the shelving zeros sit close to 1, where
+   * an ulp of difference would change a section's gain by 1e-4. */
+  /* Hammer: noise burst, linear attack-release envelope, three one-pole low-passes. */
+  ramp = s->cache_ramp;
+  s->burst_count = trig ? 2 * ramp : (s->burst_count - 1 > 0 ? s->burst_count - 1 : 0);
+  since_burst = 2 * ramp - s->burst_count;
+  env = s->burst_count > 0 ? (since_burst < ramp ? (float)since_burst : (float)s->burst_count) / (float)ramp : 0.0f;
+  if (s->size != s->cache_size) {
+    s->cache_size = s->size;
+    s->cache_b = expf(-1.0f * s->two_pi_over_sr * (9500.0f * (1.0f - s->size) + 500.0f));
+  }
+  b = s->cache_b;
+  s->burst_lp[0] = b * s->burst_lp[0] + s->noise_scale_sr * (s->velocity * raw * env * (1.0f - b) / s->cache_sqrt_ramp);
+  s->burst_lp[1] = b * s->burst_lp[1] + s->burst_lp[0] * (1.0f - b);
+  s->burst_lp[2] = b * s->burst_lp[2] + s->burst_lp[1] * (1.0f - b);
+  hammer = s->burst_lp[2];
+
+  /* Micro-collisions: the impact plus three fractional-period impulse trains for 20 ms. */
+  env = 1.0f - (float)s->since / (0.02f * sr);
+  if (env < 0.0f) env = 0.0f;
+  for (k = 0; k < 3; ++k) {
+    const float inc = s->micro_inc[k], prev = s->micro_phase[k];
+    const int crossed = trig || prev + inc >= 1.0f;
+    const float late = trig ? 0.0f : (prev + inc - 1.0f) / inc;
+    micro += (crossed ? late : 0.0f) + s->micro_later[k];
+    s->micro_later[k] = crossed ? 1.0f - late : 0.0f;
+    s->micro_phase[k] = trig ? 0.0f : prev + inc - (float)(prev + inc >= 1.0f);
+  }
+  micro = impact + micro * (0.1f * s->hardness * s->velocity * env * env * sr);
+
+  /* Scrape and roll: white noise of 1 N^2/Hz, ten octave-spaced shelving sections (pole p_k,
+   * zero p_k 2^(beta/2)), a reson at 2000 Hz per m/s, quality 4. */
+  {
+    if (s->roughness != s->cache_roughness) {
+      const float half_beta = 0.5f * s->roughness;
+      const float zero_ratio = powf(2.0f, half_beta);
+      s->cache_roughness = s->roughness;
+      for (k = 0; k < 10; ++k) s->cache_c[k] = expf(-1.0f * s->fractal_w[k] * zero_ratio);
+      s->cache_level = powf(50.0f, half_beta);
+    }
+    float x = raw, x1 = s->fractal_x1[0];
+    s->fractal_x1[0] = raw;
+    for (k = 0; k < 10; ++k) {
+      const float c = s->cache_c[k];
+      /* Section 0 also scales the raw noise to 1 N^2/Hz. */
+      const float g = k == 0 ? s->fractal_in_scale : 1.0f - s->fractal_b[k];
+      const float out = s->fractal_b[k] * s->fractal_y1[k] + g * ((x - x1 * c) / (1.0f - c));
+      x1 = s->fractal_y1[k];
+      s->fractal_y1[k] = out;
+      x = out;
+    }
+    fractal = x * s->cache_level;
+  }
+  fc = 2000.0f * s->speed;
+  if (fc < 10.0f) fc = 10.0f;
+  if (fc != s->cache_fc) {
+    s->cache_fc = fc;
+    s->cache_r = expf(-1.0f * s->quarter_pi_over_sr * fc);
+    s->cache_cos = cosf(s->two_pi_over_sr * fc);
+  }
+  r = s->cache_r;
+  y = r * (2.0f * s->reson_y1 * s->cache_cos - r * s->reson_y2) + 0.5f * (fractal - s->reson_x2) * (1.0f - r * r);
+  s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
+  s->reson_y2 = s->reson_y1; s->reson_y1 = y;
+  /* 89.44 N per N of friction force: the level calibration of the Faust profileLevel. */
+  scrape = 89.44f * y * s->friction * s->contact_force;
+  s->roll_lp[0] = b * s->roll_lp[0] + 89.44f * y * s->contact_force * (1.0f - b);
+  s->roll_lp[1] = b * s->roll_lp[1] + s->roll_lp[0] * (1.0f - b);
+  roll = s->roll_lp[1];
+
   switch (s->excitation) {
-    case PLATE_EXCITE_IMPACT:
-    case PLATE_EXCITE_MICRO:
-      /* Seed 003 eq. 7: F(t) = Fmax (1 - cos(2 pi t / T)), scaled to deliver `velocity` in total. */
-      x = s->hammer_count > 0
-              ? s->hammer_velocity *
-                    (1.0f - cosf(two_pi * (float)(s->hammer_length - s->hammer_count) /
-                                 (float)s->hammer_length)) /
-                    (float)s->hammer_length
-              : 0.0f;
-      if (s->excitation == PLATE_EXCITE_MICRO) {
-        /* Seed 002: impulse trains at the dominant modal frequencies for 20 ms after the impact. */
-        const float env = (float)s->micro_count / (float)s->micro_burst;
-        const int pulses = (s->micro_phase[0] == 0) + (s->micro_phase[1] == 0) + (s->micro_phase[2] == 0);
-        x += (float)pulses * (0.1f * s->hardness * s->hammer_velocity * env * env);
-      }
-      break;
-    case PLATE_EXCITE_HAMMER: {
-      /* Seed 004 3.3: noise burst, linear attack-release envelope, three one-pole low-passes. */
-      const int since = 2 * s->burst_ramp - s->burst_count;
-      const float env = s->burst_count > 0
-                            ? (since < s->burst_ramp ? (float)since : (float)(2 * s->burst_ramp - since)) /
-                                  (float)s->burst_ramp
-                            : 0.0f;
-      const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
-      x = noise * env * s->hammer_velocity / sqrtf((float)s->burst_ramp);
-      for (k = 0; k < 3; ++k) x = plate_one_pole(&s->burst_lp[k], b, x);
-      break;
-    }
-    case PLATE_EXCITE_SCRAPE:
-    case PLATE_EXCITE_ROLL: {
-      /* Seed 002: fractal 1/f^beta noise (ten octave-spaced shelving sections, pole p_k, zero
-       * p_k 2^(beta/2)) through a reson at 2000 Hz per m/s, quality 4, level friction * force. */
-      float fractal = noise, fc, r, c1, c2, u, y;
-      const int rolling = s->excitation == PLATE_EXCITE_ROLL;
-      const float zero_ratio = powf(2.0f, 0.5f * s->roughness);
-      for (k = 0; k < 10; ++k) {
-        const float b = s->fractal_b[k];
-        const float c = expf(-(two_pi * s->fractal_corner[k] * zero_ratio / sr));
-        const float out = (fractal - c * s->fractal_x1[k]) * ((1.0f - b) / (1.0f - c)) + b * s->fractal_y1[k];
-        s->fractal_x1[k] = fractal;
-        s->fractal_y1[k] = out;
-        fractal = out;
-      }
-      fractal *= 0.5f * powf(50.0f, 0.5f * s->roughness);
-      fc = s->speed * 2000.0f;
-      if (fc < 10.0f) fc = 10.0f;
-      r = expf(-(3.14159265358979323846f * fc / (4.0f * sr)));
-      c1 = 2.0f * r * cosf(two_pi * fc / sr);
-      c2 = r * r;
-      u = (fractal - s->reson_x2) * (0.5f * (1.0f - r * r));
-      y = u + (c1 * s->reson_y1 - c2 * s->reson_y2);
-      s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
-      s->reson_y2 = s->reson_y1; s->reson_y1 = y;
-      x = y * ((rolling ? 1.0f : s->friction) * s->contact_force);
-      if (rolling) {
-        /* The ball's size: two one-poles at (1 - size) 9500 + 500 Hz. */
-        const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
-        x = plate_one_pole(&s->roll_lp[0], b, x);
-        x = plate_one_pole(&s->roll_lp[1], b, x);
-      }
-      break;
-    }
-    case PLATE_EXCITE_INPUT:
-      x = in * s->input_gain;
-      break;
-    default:
-      break;
+    case PLATE_EXCITE_HAMMER: return hammer;
+    case PLATE_EXCITE_MICRO: return micro;
+    case PLATE_EXCITE_SCRAPE: return scrape;
+    case PLATE_EXCITE_ROLL: return roll;
+    case PLATE_EXCITE_INPUT: return in * s->input_gain_target;  /* not smoothed, as in Faust */
+    default: return impact;
   }
-  return x;
 }
 
-/* Strikes with the held parameters at the next processed sample; velocity scales the momentum. */
+/* Strikes with the held parameters at the next processed sample; velocity is the momentum (N s). */
 PLATE_INLINE void plate_strike(plate_state* s, float velocity) {
   s->strike_pending = 1;
   s->strike_velocity = velocity;
@@ -397,88 +481,100 @@ PLATE_INLINE void plate_load_points(plate_state* s, int key) {
   const int point_c = key % PLATE_POINTS;
   const int point_b = (key / PLATE_POINTS) % PLATE_POINTS;
   const int point_a = key / (PLATE_POINTS * PLATE_POINTS);
+  const float* ea = plate_excite + (long)point_a * PLATE_MODES;
+  const float* eb = plate_excite + (long)point_b * PLATE_MODES;
+  const float* ec = plate_excite + (long)point_c * PLATE_MODES;
   int l, n;
-  for (l = 0; l < PLATE_OUTPUTS; ++l) {
-    const float* ga = plate_gain + ((long)l * PLATE_POINTS + point_a) * PLATE_MODES;
-    const float* gb = plate_gain + ((long)l * PLATE_POINTS + point_b) * PLATE_MODES;
-    const float* gc = plate_gain + ((long)l * PLATE_POINTS + point_c) * PLATE_MODES;
-    for (n = 0; n < PLATE_PADDED_MODES; ++n) {
-      s->gain_a[l][n] = n < PLATE_MODES ? ga[n] * s->on[n] : 0.0f;
-      s->gain_b[l][n] = n < PLATE_MODES ? gb[n] * s->on[n] : 0.0f;
-      s->gain_c[l][n] = n < PLATE_MODES ? gc[n] * s->on[n] : 0.0f;
-    }
+  for (n = 0; n < PLATE_PADDED_MODES; ++n) {
+    s->shape_a[n] = n < PLATE_MODES ? s->on[n] * ea[n] : 0.0f;
+    s->shape_b[n] = n < PLATE_MODES ? s->on[n] * eb[n] : 0.0f;
+    s->shape_c[n] = n < PLATE_MODES ? s->on[n] * ec[n] : 0.0f;
   }
+  for (l = 0; l < PLATE_OUTPUTS; ++l)
+    for (n = 0; n < PLATE_PADDED_MODES; ++n) {
+      s->pickup[l][n] = PLATE_CONTACT_MIC ? 0.0f : (n < PLATE_MODES ? plate_pickup[(long)l * PLATE_MODES + n] : 0.0f);
+      s->gain_a[l][n] = s->shape_a[n] * (PLATE_CONTACT_MIC ? s->shape_a[n] : s->pickup[l][n]);
+    }
   s->loaded_point = key;
 }
 
-/* The resonator bank over samples [m0, m1) of the block: eq. 6, then the velocity numerator,
- * accumulated per lane for point A (and point B when cross-fading). */
-PLATE_INLINE void plate_run_modes(plate_state* s, int m0, int m1, int crossfade, int third) {
+/* The resonator bank over samples [m0, m1) of the block, accumulated per lane. moving: the
+ * weights of points B and C are not all 0, so the shape is interpolated per sample (and, for
+ * the contact microphone, squared: excitation and pickup at the same point). */
+PLATE_INLINE void plate_run_modes(plate_state* s, int m0, int m1, int moving) {
   int base, m, j, l;
   for (base = 0; base < PLATE_PADDED_MODES; base += PLATE_LANES) {
-    float y1[PLATE_LANES], y2[PLATE_LANES], c1[PLATE_LANES], c2[PLATE_LANES], b1[PLATE_LANES];
+    float re[PLATE_LANES], im[PLATE_LANES], ca[PLATE_LANES], sb[PLATE_LANES], kv[PLATE_LANES];
     for (j = 0; j < PLATE_LANES; ++j) {
-      y1[j] = s->y1[base + j]; y2[j] = s->y2[base + j];
-      c1[j] = s->c1[base + j]; c2[j] = s->c2[base + j]; b1[j] = s->b1[base + j];
+      re[j] = s->re[base + j]; im[j] = s->im[base + j];
+      ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
     }
     for (m = m0; m < m1; ++m) {
       const float x = s->force[m];
       float v[PLATE_LANES];
       for (j = 0; j < PLATE_LANES; ++j) {
-        const float y = (c1[j] * y1[j] - c2[j] * y2[j]) + x;  /* seed 003 eq. 6 */
-        v[j] = y + b1[j] * y1[j];
-        y2[j] = y1[j];
-        y1[j] = y;
+        const float next_re = ca[j] * re[j] - sb[j] * im[j] + x;
+        const float next_im = sb[j] * re[j] + ca[j] * im[j];
+        re[j] = next_re;
+        im[j] = next_im;
+        v[j] = next_re - kv[j] * next_im;
       }
-      for (l = 0; l < PLATE_OUTPUTS; ++l) {
-        const float* PLATE_RESTRICT ga = s->gain_a[l] + base;
-        float* PLATE_RESTRICT acc_a = s->acc[l][0][m];
-        for (j = 0; j < PLATE_LANES; ++j) acc_a[j] += v[j] * ga[j];
-        if (crossfade) {
-          const float* PLATE_RESTRICT gb = s->gain_b[l] + base;
-          float* PLATE_RESTRICT acc_b = s->acc[l][1][m];
-          for (j = 0; j < PLATE_LANES; ++j) acc_b[j] += v[j] * gb[j];
+      if (!moving) {
+        for (l = 0; l < PLATE_OUTPUTS; ++l) {
+          const float* PLATE_RESTRICT g = s->gain_a[l] + base;
+          float* PLATE_RESTRICT acc = s->acc[l][m];
+          for (j = 0; j < PLATE_LANES; ++j) acc[j] += v[j] * g[j];
         }
-        if (third) {
-          const float* PLATE_RESTRICT gc = s->gain_c[l] + base;
-          float* PLATE_RESTRICT acc_c = s->acc[l][2][m];
-          for (j = 0; j < PLATE_LANES; ++j) acc_c[j] += v[j] * gc[j];
+      } else {
+        const float wb = s->weight[m], wc = s->weight_c[m];
+        const float* PLATE_RESTRICT ea = s->shape_a + base;
+        const float* PLATE_RESTRICT eb = s->shape_b + base;
+        const float* PLATE_RESTRICT ec = s->shape_c + base;
+        float shape[PLATE_LANES];
+        for (j = 0; j < PLATE_LANES; ++j) shape[j] = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
+        for (l = 0; l < PLATE_OUTPUTS; ++l) {
+          const float* PLATE_RESTRICT pk = PLATE_CONTACT_MIC ? shape : s->pickup[l] + base;
+          float* PLATE_RESTRICT acc = s->acc[l][m];
+          for (j = 0; j < PLATE_LANES; ++j) acc[j] += v[j] * (shape[j] * pk[j]);
         }
       }
     }
-    for (j = 0; j < PLATE_LANES; ++j) { s->y1[base + j] = y1[j]; s->y2[base + j] = y2[j]; }
+    for (j = 0; j < PLATE_LANES; ++j) { s->re[base + j] = re[j]; s->im[base + j] = im[j]; }
   }
 }
 
-/* Renders n samples. in: force input (momentum per sample), or NULL; outs: OUTPUTS buffers. */
+/* Renders n samples. in: the live input (read by the input contact model only), or NULL;
+ * outs: OUTPUTS buffers. */
 PLATE_INLINE void plate_process(plate_state* s, const float* in, float* const* outs, int n) {
   int done = 0;
   while (done < n) {
-    const int count = n - done < PLATE_BLOCK ? n - done : PLATE_BLOCK;
+    int count = n - done < PLATE_BLOCK ? n - done : PLATE_BLOCK;
     int m, l, j, start;
     /* Per-sample controls, in the order the Faust program computes them. */
     for (m = 0; m < count; ++m) {
-      float position, x;
-      int point_a;
       int trig = 0;
       if (s->first_sample) {
         s->first_sample = 0;
         plate_apply(s);
       }
       if (s->strike_pending) {
+        /* A strike that retunes starts a new block, so the new coefficients take effect on its
+         * own sample, not at the start of this block. */
+        if (m > 0 && plate_retunes(s)) {
+          count = m;
+          break;
+        }
         s->strike_pending = 0;
         plate_apply(s);
         trig = 1;
       }
-      x = plate_contact_force(s, trig, in ? in[m] : 0.0f);
-      /* The input is the force itself (the effect), unless the live-input model scales it. */
-      s->force[m] = in && s->excitation != PLATE_EXCITE_INPUT ? in[m] + x : x;
+      s->force[m] = plate_contact_force(s, trig, in ? in[m] : 0.0f) * s->inv_sample_rate;
       s->glide = s->glide_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->glide;
       s->gain = s->gain_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->gain;
       s->contact_u = s->contact_u_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_u;
       s->contact_v = s->contact_v_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_v;
       if (s->contact_on) {
-        /* Barycentric gains over the triangle (seed 003 2.3): (1 - u - v) gA + u gB + v gC. */
+        /* Barycentric position over the triangle: (1 - u - v, u, v). */
         const int* t = plate_triangle[s->contact_triangle];
         const float sum = s->contact_u + s->contact_v;
         const float scale = sum > 1.0f ? sum : 1.0f;
@@ -486,8 +582,8 @@ PLATE_INLINE void plate_process(plate_state* s, const float* in, float* const* o
         s->weight[m] = s->contact_u / scale;
         s->weight_c[m] = s->contact_v / scale;
       } else {
-        int point_b;
-        position = s->point + s->glide;
+        int point_a, point_b;
+        float position = s->point + s->glide;
         if (position > (float)(PLATE_POINTS - 1)) position = (float)(PLATE_POINTS - 1);
         if (position < 0.0f) position = 0.0f;
         point_a = (int)position;
@@ -497,31 +593,31 @@ PLATE_INLINE void plate_process(plate_state* s, const float* in, float* const* o
         s->weight[m] = position - (float)point_a;
         s->weight_c[m] = 0.0f;
       }
-      s->out_gain[m] = s->gain;
+      s->out_gain[m] = s->gain * s->level;
     }
     for (l = 0; l < PLATE_OUTPUTS; ++l)
       for (m = 0; m < count; ++m)
-        for (j = 0; j < PLATE_LANES; ++j) { s->acc[l][0][m][j] = 0.0f; s->acc[l][1][m][j] = 0.0f; s->acc[l][2][m][j] = 0.0f; }
-    /* Runs of samples with the same pair of points; cross-fade only where the weight is not 0. */
+        for (j = 0; j < PLATE_LANES; ++j) s->acc[l][m][j] = 0.0f;
+    /* Runs of samples with the same points; the per-sample interpolation only where a weight is
+     * not 0. */
     start = 0;
     while (start < count) {
-      int end = start + 1, crossfade = s->weight[start] != 0.0f, third = s->weight_c[start] != 0.0f;
+      int end = start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f;
       while (end < count && s->point_a[end] == s->point_a[start]) {
-        crossfade |= s->weight[end] != 0.0f;
-        third |= s->weight_c[end] != 0.0f;
+        moving |= s->weight[end] != 0.0f || s->weight_c[end] != 0.0f;
         ++end;
       }
       if (s->loaded_point != s->point_a[start]) plate_load_points(s, s->point_a[start]);
-      plate_run_modes(s, start, end, crossfade, third);
-      for (m = start; m < end; ++m)
+      plate_run_modes(s, start, end, moving);
+      for (m = start; m < end; ++m) {
         for (l = 0; l < PLATE_OUTPUTS; ++l) {
-          float a = 0.0f, b = 0.0f, c = 0.0f, y;
-          for (j = 0; j < PLATE_LANES; ++j) { a += s->acc[l][0][m][j]; b += s->acc[l][1][m][j]; c += s->acc[l][2][m][j]; }
-          /* The Faust bank's mix: A + wB (B - A) + wC (C - A). */
-          y = crossfade ? a + s->weight[m] * (b - a) : a;
-          if (third) y += s->weight_c[m] * (c - a);
+          float y = 0.0f;
+          for (j = 0; j < PLATE_LANES; ++j) y += s->acc[l][m][j];
+
           outs[l][done + m] = y * s->out_gain[m];
         }
+
+      }
       start = end;
     }
     if (in) in += count;
@@ -532,7 +628,7 @@ PLATE_INLINE void plate_process(plate_state* s, const float* in, float* const* o
 #ifdef __cplusplus
 namespace mesh2dsp_models {
 
-// C++ face of the same model: prepare / reset / strike / process (DESIGN.md, "Generated code").
+// C++ face of the same model: prepare / reset / strike / process.
 class Plate {
  public:
   static constexpr int kModes = PLATE_MODES;
@@ -551,6 +647,10 @@ class Plate {
   // Continuous, smoothed.
   void setGlide(float glide) { plate_set_glide(&state_, glide); }
   void setGain(float gain) { plate_set_gain(&state_, gain); }
+  // Output level: kLevel by default; kPhysicalScale (with gain 1) for the surface velocity in m/s.
+  static constexpr float kLevel = PLATE_LEVEL;
+  static constexpr float kPhysicalScale = PLATE_PHYSICAL_SCALE;
+  void setLevel(float level) { plate_set_level(&state_, level); }
   // Moving contact: triangle of the model's triangulation and barycentric (u, v), smoothed.
   static constexpr int kTriangles = PLATE_TRIANGLES;
   void setContact(bool on, int triangle, float u, float v) { plate_set_contact(&state_, on ? 1 : 0, triangle, u, v); }
@@ -562,12 +662,16 @@ class Plate {
   void setRoughness(float beta) { plate_set_roughness(&state_, beta); }
   void setFriction(float mu) { plate_set_friction(&state_, mu); }
   void setInputGain(float gain) { plate_set_input_gain(&state_, gain); }
-  // The next sample of the selected contact model's force alone (advances its state): what
-  // process() feeds the modes. For analysis and tests.
+  // The next sample of the selected contact model's force alone, in newtons (advances every
+  // model's state): what process() feeds the modes, divided by the rate. For analysis and tests.
   float contactForce(bool trig, float in = 0.0f) { return plate_contact_force(&state_, trig ? 1 : 0, in); }
-  // position in [0, kExcitationPoints - 1]; velocity scales the momentum of the strike.
+  // Strikes at the excitation point and glide already set (the Faust gate's rising edge);
+  // velocity: the strike's momentum in N s.
+  void trigger(float velocity = 1.0f) { plate_strike(&state_, velocity); }
+  // position in [0, kExcitationPoints - 1]; velocity: the strike's momentum in N s.
   void strike(float position, float velocity = 1.0f) { plate_strike_at(&state_, position, velocity); }
-  // in: force (momentum per sample) or nullptr; out: output 0. n: any length.
+  // in: the live input (the input contact model's force, times the input gain) or nullptr;
+  // out: output 0. n: any length.
   void process(const float* in, float* out, int n) {
     float* outs[kOutputs] = {out};
     float scratch[kOutputs > 1 ? PLATE_BLOCK : 1];

@@ -6,26 +6,37 @@
  * Dependency-free (only <math.h>, for the coefficients), no heap, no exceptions, no RTTI, float.
  * The same text compiles as C99/C11 (functions sphere_*) and as C++ (class
  * mesh2dsp_models::Sphere at the end), so one header serves C-only embedded toolchains
- * and C++ hosts alike. It is the same filter as sphere.dsp (resonator "reson"): fed the same
- * input at the same sample rate the two agree to float precision.
+ * and C++ hosts alike. It is the same instrument as sphere.dsp (resonator "reson"), sample
+ * for sample: the same held and smoothed controls, the same contact models all running at once,
+ * strikes and parameter changes at the sample where they happen. Fed the same events at the
+ * same rate the two agree within 1e-4 of the peak (single-precision rounding in a different
+ * order); a randomized differential test checks it.
  *
  * Use (C++):
- *   mesh2dsp_models::Sphere model;      // ~28 KiB of state: make it static or a member
+ *   mesh2dsp_models::Sphere model;      // ~12 KiB of state: make it static or a member
  *   model.prepare(48000.0f);                    // coefficients from the sample rate, never baked
- *   model.strike(0.0f, 1.0f);                   // excitation point 0, unit momentum
- *   model.process(nullptr, out, 256);           // nullptr: no external force input
+ *   model.strike(0.0f, 1.0f);                   // excitation point 0, a momentum of 1 N s
+ *   model.process(nullptr, out, 256);           // nullptr: no live input
  * Use (C): sphere_state s; sphere_prepare(&s, 48000.0f); sphere_strike_at(&s, 0.0f, 1.0f);
  *          float* outs[SPHERE_OUTPUTS] = {out}; sphere_process(&s, NULL, outs, 256);
+ * As an effect (audio in = force): set_excitation(SPHERE_EXCITE_INPUT) and set_input_gain(newtons
+ * of a full-scale sample); the input is read only by that contact model.
  *
- * The model (van den Doel & Pai, "Modal Synthesis for Vibrating Objects", seed 003): mode n is a
- * reson, eq. 6, with R = exp(-sigma_n/SR) and theta = omega_d,n/SR. Its input is the force on the
- * object as the momentum (N s) delivered in each sample; its output is the surface velocity,
- * whose continuous impulse response exp(-sigma t)(cos(omega_d t) - sigma/omega_d sin(omega_d t))
- * the filter reproduces exactly at the sampling instants (impulse invariance): the all-pole part
- * is eq. 6, the one-zero numerator 1 + b1 z^-1 turns its sine response into the velocity.
- * Output the surface velocity at the struck point along the strike direction (contact microphone). Every gain carries the overall normalisation
- * 3.9184086846547297 (1 / the largest sum of |gains| over points and outputs), so a unit-momentum
- * strike starts at most at 1. Modes at or above Nyquist are switched off at prepare.
+ * The model: mode n's velocity response to a unit momentum is
+ * exp(-sigma t)(cos(omega_d t) - sigma/omega_d sin(omega_d t)), reproduced exactly at the
+ * sampling instants (impulse invariance) with the poles R exp(+-i theta), R = exp(-sigma/SR),
+ * theta = omega_d/SR of van den Doel & Pai, "Modal Synthesis for Vibrating Objects" (2003),
+ * eq. 6, but as a coupled-form (rotation) recursion: its coefficients R cos(theta) and
+ * R sin(theta) keep the pitch of low modes exact in single precision (the direct form's
+ * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
+ * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
+ * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
+ * Levels: every gain carries the normalisation 3.9184086846547297 (1 / the largest sum of |gains|
+ * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
+ * by the gain (default 0.5) and the level SPHERE_LEVEL, chosen so a default strike
+ * (point 6, the loudest, hardness 0.8) peaks near -6 dBFS and the same strike at
+ * hardness 1 below -1 dBFS. For physical units call set_level(SPHERE_PHYSICAL_SCALE) and set_gain(1):
+ * the output is then the surface velocity in m/s. Modes at or above Nyquist are switched off at prepare.
  *
  * State is laid out as structure-of-arrays, SPHERE_LANES modes side by side, so the compiler
  * vectorises across modes (build with -O3 -ffp-contract=fast and your target's SIMD flags).
@@ -42,6 +53,11 @@
 #define SPHERE_OUTPUTS 1
 #define SPHERE_FUNDAMENTAL_HZ 6288.512
 #define SPHERE_TRIANGLES 12
+/* 1: one output, the contact microphone (the pickup is the excitation point itself). */
+#define SPHERE_CONTACT_MIC 1
+/* The default output level, and the level that makes the output the surface velocity in m/s. */
+#define SPHERE_LEVEL 11.637493f
+#define SPHERE_PHYSICAL_SCALE 0.25520563f
 /* Modes computed side by side: 32 lets GCC vectorise the mode loops on SSE/AVX/AVX-512/NEON
  * hosts (at 16 it unrolls them into scalar code instead); 1 suits a Cortex-M4F (no SIMD). */
 #ifndef SPHERE_LANES
@@ -67,48 +83,63 @@
 #define SPHERE_INLINE static inline
 #endif
 
-/* Frequency of mode n over the fundamental's. */
-static const float sphere_frequency_ratio[SPHERE_MODES] = {
-1.0f, 1.0000004f, 1.0000007f, 1.0000031f, 1.0000037f, 1.0525919f, 1.0525923f, 1.0525935f, 1.052594f, 1.0525953f, 1.3244063f, 1.3244097f, 1.3244154f, 1.5450301f, 1.5450364f, 1.5450475f, 1.5450583f, 1.5461631f, 1.5461653f, 1.546181f, 1.5566741f, 1.5566775f, 1.5567002f, 1.5570561f, 1.5570744f, 1.5570822f, 1.5571048f, 1.606408f, 1.88671f, 1.8867192f, 1.8867236f, 1.8867382f, 1.8867636f, 1.988778f, 1.9888198f, 1.9888299f, 1.988874f, 1.9889405f, 1.989221f, 1.9892834f
+/* Angular frequency of mode n over the fundamental's frequency: 2 pi f_n / f_0. */
+static const float sphere_omega_ratio[SPHERE_MODES] = {
+6.2831855f, 6.2831874f, 6.28319f, 6.2832046f, 6.2832084f, 6.61363f, 6.613632f, 6.61364f, 6.613643f, 6.6136513f, 8.321489f, 8.321512f, 8.3215475f, 9.707711f, 9.70775f, 9.70782f, 9.707888f, 9.714829f, 9.714844f, 9.714942f, 9.780871f, 9.780892f, 9.781036f, 9.783272f, 9.783387f, 9.783436f, 9.783578f, 10.093359f, 11.854548f, 11.854607f, 11.854634f, 11.854726f, 11.854885f, 12.495861f, 12.496123f, 12.496186f, 12.496464f, 12.4968815f, 12.498644f, 12.499037f
 };
 /* Decay rate sigma_n = xi_n omega_n (1/s): the amplitude envelope is exp(-sigma_n t). */
 static const float sphere_decay_per_s[SPHERE_MODES] = {
 78.559456f, 78.5595f, 78.55957f, 78.55993f, 78.560036f, 86.98595f, 86.98601f, 86.986206f, 86.98629f, 86.9865f, 137.42033f, 137.42107f, 137.42224f, 186.83716f, 186.83865f, 186.84132f, 186.84392f, 187.11052f, 187.11107f, 187.11484f, 189.65634f, 189.65715f, 189.6627f, 189.74919f, 189.75366f, 189.75554f, 189.76103f, 201.93607f, 278.36627f, 278.369f, 278.3703f, 278.37457f, 278.38205f, 309.24374f, 309.2567f, 309.25983f, 309.2735f, 309.29416f, 309.3813f, 309.40067f
 };
-/* Contact models (the Faust m2dExcite environment, templates/faust/excitations.lib.mustache):
- * sphere_set_excitation takes one of these. The Faust menu lists only the models compiled in
- * with generate --excitation, in this order. */
-#define SPHERE_EXCITE_IMPACT 0 /* seed 003 eq. 7 raised cosine */
-#define SPHERE_EXCITE_HAMMER 1 /* seed 004 3.3 noise burst, attack-release, low-pass */
-#define SPHERE_EXCITE_MICRO 2  /* seed 002 impact + micro-collision impulse trains */
-#define SPHERE_EXCITE_SCRAPE 3 /* seed 002 fractal noise through a speed-tuned reson */
-#define SPHERE_EXCITE_ROLL 4   /* seed 002 scrape + size low-pass */
-#define SPHERE_EXCITE_INPUT 5  /* seed 003 3.4 the input signal is the force */
+/* Their squares, as the Faust program has them (so both compute bit-identical coefficients). */
+static const float sphere_omega_ratio2[SPHERE_MODES] = {
+39.478416f, 39.478443f, 39.478474f, 39.478657f, 39.47871f, 43.740097f, 43.740128f, 43.74023f, 43.740273f, 43.74038f, 69.24719f, 69.24757f, 69.24815f, 94.23965f, 94.24041f, 94.24176f, 94.24307f, 94.37791f, 94.37818f, 94.38009f, 95.66545f, 95.66586f, 95.66866f, 95.71241f, 95.71467f, 95.715614f, 95.7184f, 101.87589f, 140.53032f, 140.53171f, 140.53235f, 140.53452f, 140.53831f, 156.14655f, 156.1531f, 156.15468f, 156.16159f, 156.17204f, 156.21611f, 156.2259f
+};
+static const float sphere_decay2[SPHERE_MODES] = {
+6171.5884f, 6171.5957f, 6171.6055f, 6171.663f, 6171.6787f, 7566.555f, 7566.5654f, 7566.6f, 7566.615f, 7566.652f, 18884.348f, 18884.55f, 18884.873f, 34908.12f, 34908.684f, 34909.68f, 34910.652f, 35010.348f, 35010.55f, 35011.965f, 35969.53f, 35969.836f, 35971.94f, 36004.758f, 36006.45f, 36007.164f, 36009.25f, 40778.176f, 77487.78f, 77489.3f, 77490.016f, 77492.4f, 77496.57f, 95631.69f, 95639.71f, 95641.64f, 95650.1f, 95662.88f, 95716.78f, 95728.77f
+};
+/* Contact models (the Faust program's m2dExcite environment): sphere_set_excitation takes one
+ * of these. The Faust menu lists only the models compiled in with generate --excitation, in
+ * this order. All of them run every sample; the selection picks one output. */
+#define SPHERE_EXCITE_IMPACT 0 /* van den Doel & Pai 2003, eq. 7: raised cosine */
+#define SPHERE_EXCITE_HAMMER 1 /* Hiner 2024 (Mesh2Faust's hammer): noise burst, low-pass */
+#define SPHERE_EXCITE_MICRO 2  /* FoleyAutomatic 2001: impact + micro-collision trains */
+#define SPHERE_EXCITE_SCRAPE 3 /* FoleyAutomatic 2001: fractal noise, speed-tuned reson */
+#define SPHERE_EXCITE_ROLL 4   /* FoleyAutomatic 2001: scrape + size low-pass */
+#define SPHERE_EXCITE_INPUT 5  /* van den Doel & Pai 2003, 3.4: the input is the force */
 /* Frequency ratios of the three dominant modes (largest gain at point 0): the micro-collision
  * impulse trains. */
 static const float sphere_micro_ratio[3] = { 1.5570561f, 1.9888299f, 1.989221f };
 
 /* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
- * triangle and barycentric weights (u, v) toward its second and third point (seed 003 2.3). */
+ * triangle and barycentric weights (u, v) toward its second and third point. */
 static const int sphere_triangle[12][3] = { {0, 4, 2}, {0, 2, 7}, {0, 3, 4}, {0, 5, 3}, {0, 7, 5}, {1, 2, 4}, {1, 5, 2}, {1, 3, 5}, {1, 6, 3}, {1, 4, 6}, {2, 5, 7}, {3, 6, 4} };
 
-/* Normalised gain of mode n at output l for excitation point k: [(l * POINTS + k) * MODES + n]. */
-static const float sphere_gain[SPHERE_OUTPUTS * SPHERE_POINTS * SPHERE_MODES] = {
-1.899057e-09f, 9.67342e-09f, 2.1548098e-08f, 2.4558238e-09f, 5.029348e-09f, 0.075938426f, 0.02383728f, 0.0013423203f, 0.0008103967f, 0.061183408f, 0.0024369834f, 0.00072334707f, 0.021295404f, 4.7667786e-10f, 1.8629763e-07f, 1.1698124e-08f, 2.4451374e-10f, 4.6159178e-07f, 1.23700925e-08f, 2.278857e-08f, 0.0053349324f, 0.008380712f, 0.02889328f, 0.19484834f, 0.06931467f, 0.0067467303f, 0.0010387866f, 0.047923185f, 0.005549478f, 6.784506e-05f, 0.003787175f, 0.00092788023f, 0.0002720166f, 0.0048237587f, 0.071155354f, 0.13845116f, 0.00036581038f, 0.001850024f, 0.1616053f, 0.00117761f, 2.9459242e-08f, 7.1161224e-09f, 2.9897105e-08f, 4.277693e-09f, 4.786091e-09f, 0.075935096f, 0.023859061f, 0.0013468417f, 0.00081006956f, 0.061196152f, 0.0023954485f, 0.0006993449f, 0.021339288f, 2.0393875e-09f, 3.6041126e-07f, 1.3327221e-08f, 1.3218038e-08f, 1.6741149e-07f, 5.9069357e-08f, 1.6847308e-07f, 0.0055122543f, 0.0083891405f, 0.028750122f, 0.19519357f, 0.06904355f, 0.0066463226f, 0.0010297671f, 0.047923483f, 0.005608357f, 6.154196e-05f, 0.003771128f, 0.0009210314f, 0.00027008884f, 0.004465173f, 0.06961405f, 0.13940182f, 0.0002906497f, 0.0019685386f, 0.16215132f, 0.0012958685f, 1.978354e-06f, 2.9834146e-07f, 4.6917353e-07f, 6.526172e-10f, 5.2221294e-06f, 0.004035618f, 0.0017936204f, 0.0060937093f, 0.086308934f, 0.06491005f, 0.013164246f, 0.00809419f, 0.0031096796f, 1.7418798e-06f, 1.2039192e-06f, 9.1473544e-07f, 4.2777083e-06f, 8.0064007e-07f, 3.89609e-07f, 1.221771e-06f, 0.11762541f, 0.035891395f, 0.025586385f, 0.002580588f, 0.008553904f, 0.04155445f, 0.083129466f, 0.047958728f, 0.0005097438f, 0.0008851784f, 0.0023642287f, 0.0009590115f, 0.0053650206f, 0.027593235f, 0.010302187f, 0.06601393f, 0.009582485f, 0.18936078f, 0.0018521576f, 0.0051354445f, 2.3721063e-06f, 3.1609147e-07f, 5.9026456e-07f, 9.732032e-09f, 6.148148e-06f, 0.004043073f, 0.0017878474f, 0.00607847f, 0.086315766f, 0.064866334f, 0.013157706f, 0.008103634f, 0.0031529556f, 4.1299404e-06f, 3.0062733e-06f, 1.5613897e-07f, 7.037538e-06f, 1.5028238e-06f, 2.2693497e-07f, 1.514076e-06f, 0.11778104f, 0.03589434f, 0.025640663f, 0.0025262227f, 0.008465234f, 0.04158564f, 0.08285671f, 0.04794996f, 0.00048788276f, 0.00095096626f, 0.002404269f, 0.00097253424f, 0.005316629f, 0.02757664f, 0.010492133f, 0.06568679f, 0.009769573f, 0.18969843f, 0.0018189353f, 0.0051414086f, 3.141279e-07f, 3.800047e-08f, 2.8687788e-07f, 1.2555053e-06f, 4.340654e-06f, 0.033098597f, 0.011270287f, 0.003951122f, 0.11397325f, 0.0007812721f, 0.010122562f, 0.014287343f, 2.0000778e-05f, 7.957105e-07f, 3.7393528e-07f, 1.0478768e-06f, 1.9382271e-06f, 9.3888553e-07f, 4.312457e-08f, 4.7779504e-06f, 9.304936e-06f, 0.09512675f, 0.0047675786f, 0.023898358f, 0.00013422224f, 0.01087241f, 0.17962979f, 0.047936846f, 0.0019239746f, 0.00068362633f, 0.00028657774f, 0.0043148943f, 0.003131675f, 0.102165736f, 0.059925053f, 5.9427134e-06f, 0.0075635347f, 0.008595203f, 0.00502474f, 0.13997032f, 2.971406e-07f, 9.126492e-09f, 3.0990597e-07f, 1.1299275e-06f, 4.286237e-06f, 0.033122562f, 0.011273179f, 0.003949991f, 0.11398035f, 0.0007791754f, 0.0101262f, 0.014302203f, 1.963078e-05f, 1.5908775e-07f, 6.892066e-08f, 2.100458e-06f, 1.01767e-06f, 2.1234862e-06f, 1.008739e-06f, 3.6294396e-06f, 9.975478e-06f, 0.0951836f, 0.004791904f, 0.023844497f, 0.00013535569f, 0.010892481f, 0.1795705f, 0.047946673f, 0.0019308588f, 0.0006776521f, 0.00028750123f, 0.0043404847f, 0.0031976947f, 0.10207334f, 0.060186498f, 6.2495797e-06f, 0.007666077f, 0.008638193f, 0.005081879f, 0.13967054f, 6.930344e-07f, 3.174927e-06f, 9.959481e-07f, 7.326624e-07f, 3.7265158e-07f, 0.00851994f, 0.0039981874f, 0.13285905f, 0.010981512f, 0.0067426246f, 0.00049969135f, 0.011595732f, 0.012327927f, 7.034234e-08f, 2.419935e-06f, 1.5455656e-06f, 3.461713e-07f, 1.0460857e-06f, 4.78108e-08f, 4.5460433e-06f, 0.00784341f, 0.09512072f, 0.0075175487f, 0.02123858f, 0.0016543546f, 0.14269708f, 0.038935132f, 0.047939166f, 0.00029470513f, 0.0013559756f, 0.0024541656f, 0.0014978565f, 0.004730338f, 0.013623481f, 0.002759814f, 0.13046506f, 0.036595892f, 0.055800986f, 0.00018197323f, 0.19975309f, 4.07089e-07f, 3.6889714e-06f, 7.1487415e-07f, 8.411158e-07f, 7.331692e-07f, 0.008525185f, 0.003993334f, 0.13279322f, 0.010985898f, 0.0067515722f, 0.000488372f, 0.011562043f, 0.01239392f, 6.6287714e-07f, 2.9155342e-06f, 2.3676118e-06f, 5.684004e-07f, 2.170974e-08f, 1.4180332e-06f, 3.7957825e-06f, 0.007859582f, 0.094969496f, 0.007490562f, 0.021105684f, 0.0016776772f, 0.14238214f, 0.038920347f, 0.047929052f, 0.00030302507f, 0.0014010739f, 0.0024626667f, 0.0015146126f, 0.0046344255f, 0.013787549f, 0.0027383077f, 0.1301923f, 0.036180753f, 0.05575627f, 0.00018356835f, 0.19842315f
+/* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
+static const float sphere_excite[SPHERE_POINTS * SPHERE_MODES] = {
+-4.357817e-05f, -9.835355e-05f, 0.0001467927f, 4.955627e-05f, 7.09179e-05f, -0.27556926f, -0.15439326f, -0.03663769f, -0.028467467f, -0.2473528f, 0.04936581f, -0.026895111f, -0.14592946f, 2.1832953e-05f, 0.0004316221f, -0.00010815787f, -1.5636935e-05f, 0.00067940546f, -0.00011122092f, -0.00015095883f, 0.07304062f, 0.09154623f, 0.16998023f, -0.4414163f, -0.2632768f, -0.08213848f, -0.032230213f, -0.21891364f, -0.07449482f, -0.0082368115f, -0.061540026f, 0.030461127f, -0.016492926f, 0.069453284f, -0.2667496f, 0.37209025f, 0.019126171f, 0.043011904f, -0.40200162f, -0.034316324f, -0.00017163694f, -8.435711e-05f, 0.00017290779f, -6.540408e-05f, 6.918158e-05f, -0.27556324f, -0.15446378f, -0.03669934f, -0.02846172f, -0.24737856f, -0.04894332f, 0.02644513f, 0.14607973f, -4.515958e-05f, -0.00060034264f, 0.00011544359f, -0.00011496973f, -0.0004091595f, -0.00024304188f, 0.00041045473f, -0.07424456f, -0.09159225f, -0.1695586f, 0.44180718f, 0.26276138f, 0.08152498f, 0.032089982f, -0.21891433f, -0.07488897f, -0.007844868f, -0.06140951f, 0.030348498f, -0.016434379f, 0.06682195f, -0.26384476f, 0.37336555f, 0.017048452f, 0.044368215f, -0.4026802f, -0.035998173f, 0.0014065398f, -0.00054620643f, 0.00068496243f, 2.5546373e-05f, 0.0022851978f, 0.06352652f, 0.042351156f, 0.078062214f, -0.2937838f, 0.2547745f, -0.11473555f, 0.08996771f, -0.0557645f, -0.001319803f, -0.0010972325f, -0.00095641805f, 0.002068262f, -0.0008947849f, 0.00062418665f, 0.0011053375f, -0.3429656f, -0.18945025f, -0.15995745f, -0.05079949f, -0.09248732f, -0.20384909f, -0.2883218f, -0.21899481f, 0.022577507f, 0.029751947f, 0.048623335f, 0.030967912f, 0.0732463f, -0.16611211f, -0.10149969f, 0.25693175f, 0.09789017f, -0.43515605f, 0.043036703f, -0.071662016f, -0.0015401645f, 0.0005622201f, -0.00076828676f, 9.8651064e-05f, -0.0024795458f, 0.06358516f, 0.042282946f, 0.077964544f, -0.29379544f, 0.2546887f, 0.11470704f, -0.09002019f, 0.056151185f, -0.0020322255f, -0.0017338608f, 0.00039514422f, 0.0026528358f, -0.0012258971f, 0.00047637694f, 0.0012304779f, 0.34319243f, 0.18945801f, 0.16012703f, 0.050261542f, 0.092006706f, 0.20392558f, 0.2878484f, -0.21897478f, 0.022088068f, 0.03083774f, 0.049033348f, 0.031185482f, 0.07291522f, -0.16606216f, -0.10243112f, 0.25629434f, 0.098841146f, -0.43554384f, 0.04264898f, -0.07170361f, -0.00056047115f, -0.00019493709f, -0.00053560984f, 0.0011204933f, -0.0020834235f, 0.1819302f, 0.10616161f, -0.062857956f, 0.33759925f, 0.027951244f, -0.10061094f, -0.11952967f, -0.0044722226f, 0.00089202606f, -0.00061150244f, 0.0010236586f, 0.0013922022f, 0.00096896105f, -0.00020766456f, -0.0021858523f, 0.0030503992f, -0.30842623f, -0.06904765f, -0.15459093f, -0.011585432f, -0.104270846f, 0.42382756f, -0.21894485f, 0.043863136f, -0.02614625f, 0.016928608f, -0.06568786f, -0.05596137f, 0.31963375f, -0.24479595f, -0.002437768f, -0.086968586f, -0.092710316f, -0.0708854f, -0.37412608f, 0.000545106f, 9.5532676e-05f, 0.000556692f, -0.0010629805f, 0.0020703229f, 0.18199605f, 0.10617523f, -0.062848955f, 0.33760977f, 0.027913712f, 0.10062902f, 0.119591825f, 0.0044306633f, 0.00039885804f, -0.00026252744f, 0.0014492957f, 0.0010087963f, 0.0014572187f, -0.0010043599f, -0.0019051088f, -0.003158398f, 0.3085184f, 0.069223575f, 0.15441664f, 0.011634246f, 0.10436705f, -0.42375758f, -0.21896729f, 0.04394154f, -0.026031751f, 0.016955862f, -0.065882355f, -0.056548163f, 0.31948918f, -0.24532937f, -0.002499916f, -0.08755614f, -0.09294188f, -0.0712873f, -0.3737252f, -0.0008324869f, 0.0017818325f, -0.000997972f, 0.00085595704f, 0.0006104519f, 0.09230352f, 0.06323122f, -0.36449835f, -0.104792714f, -0.08211348f, -0.022353778f, -0.10768348f, 0.1110312f, -0.0002652213f, -0.001555614f, 0.0012432078f, -0.00058836327f, 0.0010227833f, 0.00021865682f, -0.0021321452f, -0.088563025f, 0.3084165f, -0.0867038f, -0.14573462f, -0.04067376f, -0.37775266f, -0.19731988f, -0.21895014f, -0.017166978f, 0.036823574f, 0.049539536f, 0.03870215f, -0.06877746f, -0.11671966f, 0.052533932f, -0.3611995f, 0.19130053f, 0.23622233f, 0.013489746f, 0.44693747f, 0.00063803524f, -0.0019206696f, 0.0008455023f, -0.0009171237f, -0.000856253f, 0.09233193f, 0.06319283f, -0.36440802f, -0.104813635f, -0.08216795f, 0.022099141f, 0.10752694f, -0.11132798f, -0.0008141727f, -0.0017074936f, 0.0015387046f, -0.0007539234f, -0.00014734226f, 0.001190812f, -0.0019482768f, 0.08865429f, -0.3081712f, 0.08654803f, 0.14527795f, 0.040959455f, 0.37733558f, 0.1972824f, -0.21892704f, -0.017407615f, 0.03743092f, 0.049625263f, 0.038918022f, -0.06807662f, -0.1174204f, 0.052328844f, -0.3608217f, 0.19021238f, 0.23612766f, 0.01354874f, 0.44544715f
+};
+/* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
+ * whose pickup is the interpolated shape at the contact). */
+static const float sphere_pickup[1] = {
+0.0f
 };
 
+/* Each output's delay behind the nearest listener (s): the interaural delay. */
+static const float sphere_delay_s[SPHERE_OUTPUTS] = { 0.0f };
+#define SPHERE_DELAY_RING 8
+
 typedef struct {
-  float sample_rate_hz;
-  /* Held per strike, like the Faust instrument's ba.sAndH(gate): set by the setters, taken over
-   * at the next strike (or by sphere_apply for effect use), because changing them while the
-   * object rings would click. */
+  float sample_rate_hz, inv_sample_rate;
+  /* Latched at the strike, like the Faust instrument's ba.sAndH(rise(gate)): set by the setters,
+   * taken over at the next strike (or by sphere_apply for effect use), because changing them
+   * while the object rings would click. */
   float fundamental_hz, t60_scale, hardness, point;
   float next_fundamental_hz, next_t60_scale, next_hardness, next_point;
   /* Continuous controls, smoothed by a 10 ms one-pole (Faust si.smooth(ba.tau2pole(0.01))). */
-  float glide_target, glide, gain_target, gain, smooth_pole;
-  /* The raised-cosine hammer (seed 003 eq. 7). */
-  int strike_pending, hammer_count, hammer_length;
-  float strike_velocity, hammer_velocity;
+  float glide_target, glide, gain_target, gain, smooth_pole, level;
+  int strike_pending;
+  float strike_velocity;
   int loaded_point; /* the points (key (a P + b) P + c) whose gains are loaded; -1: none */
   /* Moving contact: on, triangle, smoothed barycentric weights. */
   int contact_on, contact_triangle;
@@ -119,78 +150,103 @@ typedef struct {
   float size_target, size, speed_target, speed, force_target, contact_force;
   float roughness_target, roughness, friction_target, friction, input_gain_target, input_gain;
   unsigned int noise;  /* no.noise's LCG: r = 1103515245 r + 12345 (mod 2^32), seed 0 */
-  int burst_count, burst_ramp;       /* hammer envelope */
-  float burst_lp[3];                 /* hammer low-pass */
-  int micro_count, micro_burst, micro_period[3], micro_phase[3];
-  float fractal_x1[10], fractal_y1[10], fractal_b[10], fractal_corner[10];
+  int since;           /* samples since the strike (saturating) */
+  float velocity;      /* the strike's momentum (N s) */
+  int burst_count;     /* hammer envelope */
+  float burst_lp[3];   /* hammer low-pass */
+  float micro_inc[3], micro_phase[3], micro_later[3];
+  float fractal_x1[1], fractal_y1[10], fractal_b[10], fractal_w[10], fractal_in_scale;
+  float two_pi_over_sr, quarter_pi_over_sr, noise_scale_sr;
+  /* Values of the contact models that change only with their inputs (-1: not computed yet). */
+  float cache_hardness, cache_contact, cache_sqrt_ramp, cache_size, cache_b, cache_roughness, cache_level;
+  float cache_c[10], cache_fc, cache_r, cache_cos;
+  int cache_ramp;
   float reson_x1, reson_x2, reson_y1, reson_y2, roll_lp[2];
-  SPHERE_ALIGN float c1[SPHERE_PADDED_MODES];  /* 2 R cos(theta) */
-  SPHERE_ALIGN float c2[SPHERE_PADDED_MODES];  /* R^2 */
-  SPHERE_ALIGN float b1[SPHERE_PADDED_MODES];  /* numerator: velocity from eq. 6's state */
+  SPHERE_ALIGN float ca[SPHERE_PADDED_MODES];  /* R cos(theta) */
+  SPHERE_ALIGN float sb[SPHERE_PADDED_MODES];  /* R sin(theta) */
+  SPHERE_ALIGN float kv[SPHERE_PADDED_MODES];  /* sigma / omega_d: velocity = re - kv im */
   SPHERE_ALIGN float on[SPHERE_PADDED_MODES];  /* 0 above Nyquist */
-  SPHERE_ALIGN float y1[SPHERE_PADDED_MODES];  /* y[m-1] */
-  SPHERE_ALIGN float y2[SPHERE_PADDED_MODES];  /* y[m-2] */
-  SPHERE_ALIGN float gain_a[SPHERE_OUTPUTS][SPHERE_PADDED_MODES]; /* point kA, times on */
-  SPHERE_ALIGN float gain_b[SPHERE_OUTPUTS][SPHERE_PADDED_MODES]; /* point kB, times on */
-  SPHERE_ALIGN float gain_c[SPHERE_OUTPUTS][SPHERE_PADDED_MODES]; /* point kC, times on */
-  SPHERE_ALIGN float force[SPHERE_BLOCK];
+  SPHERE_ALIGN float re[SPHERE_PADDED_MODES];
+  SPHERE_ALIGN float im[SPHERE_PADDED_MODES];
+  SPHERE_ALIGN float shape_a[SPHERE_PADDED_MODES]; /* shape at point A, times on */
+  SPHERE_ALIGN float shape_b[SPHERE_PADDED_MODES];
+  SPHERE_ALIGN float shape_c[SPHERE_PADDED_MODES];
+  SPHERE_ALIGN float pickup[SPHERE_OUTPUTS][SPHERE_PADDED_MODES];
+  SPHERE_ALIGN float gain_a[SPHERE_OUTPUTS][SPHERE_PADDED_MODES]; /* at point A alone */
+  SPHERE_ALIGN float force[SPHERE_BLOCK];     /* momentum of each sample (N s) */
   SPHERE_ALIGN float weight[SPHERE_BLOCK];    /* of point B */
   SPHERE_ALIGN float weight_c[SPHERE_BLOCK];  /* of point C */
   SPHERE_ALIGN float out_gain[SPHERE_BLOCK];
   int point_a[SPHERE_BLOCK];
-  SPHERE_ALIGN float acc[SPHERE_OUTPUTS][3][SPHERE_BLOCK][SPHERE_LANES];
+  /* Fractional output delays (cubic Lagrange over taps k0 .. k0 + 3), their ring buffers. */
+  int delay_k0[SPHERE_OUTPUTS], delay_pos;
+  float delay_h[SPHERE_OUTPUTS][4];
+  float delay_ring[SPHERE_OUTPUTS][SPHERE_DELAY_RING];
+  SPHERE_ALIGN float acc[SPHERE_OUTPUTS][SPHERE_BLOCK][SPHERE_LANES];
 } sphere_state;
 
-/* Resonator coefficients for the held fundamental and T60 scale at the prepared rate. */
+/* Resonator coefficients for the held fundamental and T60 scale at the prepared rate, computed
+ * with the same single-precision operations as the Faust program (so both ring at exactly the
+ * same pitch), and the micro-collision trains' phase increments. */
 SPHERE_INLINE void sphere_compute_coefficients(sphere_state* s) {
   const float sr = s->sample_rate_hz;
-  const float inv_sr = 1.0f / sr;
   int n;
   for (n = 0; n < SPHERE_PADDED_MODES; ++n) {
-    s->c1[n] = 0.0f; s->c2[n] = 0.0f; s->b1[n] = 0.0f; s->on[n] = 0.0f;
+    s->ca[n] = 0.0f; s->sb[n] = 0.0f; s->kv[n] = 0.0f; s->on[n] = 0.0f;
   }
   for (n = 0; n < SPHERE_MODES; ++n) {
-    const float f = s->fundamental_hz * sphere_frequency_ratio[n];
-    const float sigma = sphere_decay_per_s[n] / s->t60_scale;
-    const float w0 = 6.28318530717958647692f * f;
-    const float wd2 = w0 * w0 - sigma * sigma;
-    const float wd = sqrtf(wd2 > 0.0f ? wd2 : 0.0f);  /* damped angular frequency */
-    const float r = expf(-(sigma * inv_sr));
-    const float theta = wd * inv_sr;
-    const float cos_theta = cosf(theta);
-    s->c1[n] = 2.0f * r * cos_theta;
-    s->c2[n] = r * r;
-    s->b1[n] = -(r * (cos_theta + sigma / (wd > 1e-9f ? wd : 1e-9f) * sinf(theta)));
-    s->on[n] = (f < 0.5f * sr && wd > 0.0f) ? 1.0f : 0.0f;
+    /* The Faust compiler's normal form of the same expressions, operation for operation. */
+    const float f = s->fundamental_hz, t = s->t60_scale;
+    const float wd2 = sphere_omega_ratio2[n] * (f * f) - sphere_decay2[n] / (t * t);
+    const float wd = sqrtf(0.0f < wd2 ? wd2 : 0.0f);  /* damped angular frequency */
+    const float theta = s->inv_sample_rate * wd;
+    const float r = expf(-1.0f * (sphere_decay_per_s[n] / sr / t));
+    const float ca = r * cosf(theta), sb = r * sinf(theta);
+    s->ca[n] = -1.0f < ca ? ca : -1.0f;
+    s->sb[n] = -1.0f < sb ? sb : -1.0f;
+    s->kv[n] = sphere_decay_per_s[n] / t / (wd > 1e-9f ? wd : 1e-9f);
+    s->on[n] = (sphere_omega_ratio[n] * f < 3.14159265358979323846f * sr && wd > 0.0f) ? 1.0f : 0.0f;
   }
+  for (n = 0; n < 3; ++n) s->micro_inc[n] = sphere_micro_ratio[n] / sr * s->fundamental_hz;
   s->loaded_point = -1;
 }
 
-/* Clears every resonator, the hammer and the smoothers: silence. */
+/* Clears every resonator, the contact models and the smoothers: silence. */
 SPHERE_INLINE void sphere_reset(sphere_state* s) {
   int n;
-  for (n = 0; n < SPHERE_PADDED_MODES; ++n) { s->y1[n] = 0.0f; s->y2[n] = 0.0f; }
+  for (n = 0; n < SPHERE_PADDED_MODES; ++n) { s->re[n] = 0.0f; s->im[n] = 0.0f; }
   s->glide = 0.0f;
   s->gain = 0.0f;
   s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
-  s->hammer_count = 0;
-  s->hammer_length = 1;
-  s->hammer_velocity = 0.0f;
   s->first_sample = 1;
   s->size = s->speed = s->contact_force = s->roughness = s->friction = s->input_gain = 0.0f;
   s->noise = 0u;
-  s->burst_count = 0; s->burst_ramp = 1;
-  s->micro_count = 0; s->micro_burst = 1;
-  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0; s->micro_period[n] = 1; }
-  for (n = 0; n < 10; ++n) s->fractal_x1[n] = s->fractal_y1[n] = 0.0f;
+  s->since = 0;
+  s->velocity = 0.0f;
+  s->burst_count = 0;
+  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0.0f; s->micro_later[n] = 0.0f; }
+  s->fractal_x1[0] = 0.0f;
+  for (n = 0; n < 10; ++n) s->fractal_y1[n] = 0.0f;
   s->reson_x1 = s->reson_x2 = s->reson_y1 = s->reson_y2 = 0.0f;
   s->roll_lp[0] = s->roll_lp[1] = 0.0f;
+  s->cache_hardness = s->cache_size = s->cache_roughness = s->cache_fc = -1.0f;
+  s->delay_pos = 0;
+  {
+    int l;
+    for (l = 0; l < SPHERE_OUTPUTS; ++l)
+      for (n = 0; n < SPHERE_DELAY_RING; ++n) s->delay_ring[l][n] = 0.0f;
+  }
+}
+
+/* True when taking over the held parameters now would change the resonator coefficients. */
+SPHERE_INLINE int sphere_retunes(const sphere_state* s) {
+  return s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
 }
 
 /* Takes over the held parameters (fundamental, T60 scale, hardness, excitation point) now. */
 SPHERE_INLINE void sphere_apply(sphere_state* s) {
-  const int changed = s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
+  const int changed = sphere_retunes(s);
   s->fundamental_hz = s->next_fundamental_hz;
   s->t60_scale = s->next_t60_scale;
   s->hardness = s->next_hardness;
@@ -201,28 +257,51 @@ SPHERE_INLINE void sphere_apply(sphere_state* s) {
 /* Sets the sample rate, the default parameters, and silence. */
 SPHERE_INLINE void sphere_prepare(sphere_state* s, float sample_rate_hz) {
   s->sample_rate_hz = sample_rate_hz;
+  s->inv_sample_rate = 1.0f / sample_rate_hz;
   s->fundamental_hz = s->next_fundamental_hz = SPHERE_FUNDAMENTAL_HZ;
   s->t60_scale = s->next_t60_scale = 1.0f;
-  s->hardness = s->next_hardness = 0.7f;
-  s->point = s->next_point = 0.0f;
+  s->hardness = s->next_hardness = 0.8f;
+  s->point = s->next_point = 6.0f;  /* the loudest point */
   s->glide_target = 0.0f;
   s->contact_on = 0;
   s->contact_triangle = 0;
   s->contact_u_target = s->contact_v_target = 0.0f;
   s->gain_target = 0.5f;
-  s->smooth_pole = expf(-1.0f / (0.01f * sample_rate_hz));
+  s->level = SPHERE_LEVEL;
+  s->smooth_pole = expf(0.0f - 100.0f / sample_rate_hz);
   s->excitation = SPHERE_EXCITE_IMPACT;
   s->size_target = 0.1f;
   s->speed_target = 0.3f;
   s->force_target = 0.5f;
   s->roughness_target = 1.0f;
   s->friction_target = 0.3f;
-  s->input_gain_target = 1.0f;
+  s->input_gain_target = 100.0f;
+  s->two_pi_over_sr = 6.28318530717958647692f / sample_rate_hz;
+  s->quarter_pi_over_sr = 0.785398163397448309616f / sample_rate_hz;
+  s->noise_scale_sr = 4.656613e-10f * sample_rate_hz;
   {
     int k;
     for (k = 0; k < 10; ++k) {
-      s->fractal_corner[k] = 20.0f * powf(2.0f, (float)k);  /* octave-spaced, 20 Hz .. 10 kHz */
-      s->fractal_b[k] = expf(-(6.28318530717958647692f * s->fractal_corner[k] / sample_rate_hz));
+      /* Corners 20 2^k Hz, 20 Hz .. 10 kHz: 2 pi p_k / SR. */
+      s->fractal_w[k] = 125.66370614359172954f * (float)(1 << k) / sample_rate_hz;
+      s->fractal_b[k] = expf(-1.0f * s->fractal_w[k]);
+    }
+    s->fractal_in_scale = 4.656613e-10f * sqrtf(1.5f * sample_rate_hz) * (1.0f - s->fractal_b[0]);
+  }
+  {
+    int l;
+    for (l = 0; l < SPHERE_OUTPUTS; ++l) {
+      const float d = sphere_delay_s[l] * sample_rate_hz;
+      int k0 = (int)d - 1;
+      float x;
+      if (k0 < 0) k0 = 0;
+      if (k0 > SPHERE_DELAY_RING - 4) k0 = SPHERE_DELAY_RING - 4;  /* above 192 kHz: capped */
+      x = d - (float)k0;
+      s->delay_k0[l] = k0;
+      s->delay_h[l][0] = (x - 1.0f) * (x - 2.0f) * (x - 3.0f) / -6.0f;
+      s->delay_h[l][1] = x * (x - 2.0f) * (x - 3.0f) / 2.0f;
+      s->delay_h[l][2] = x * (x - 1.0f) * (x - 3.0f) / -2.0f;
+      s->delay_h[l][3] = x * (x - 1.0f) * (x - 2.0f) / 6.0f;
     }
   }
   sphere_compute_coefficients(s);
@@ -235,9 +314,9 @@ SPHERE_INLINE void sphere_set_hardness(sphere_state* s, float hardness) { s->nex
 SPHERE_INLINE void sphere_set_excitation_point(sphere_state* s, int point) { s->next_point = (float)point; }
 /* Continuous position between the excitation point and the next, in [0, 1]; smoothed. */
 SPHERE_INLINE void sphere_set_glide(sphere_state* s, float glide) { s->glide_target = glide; }
-/* Moving contact (seed 003 2.3, Fig. 4): when on, the position is the point of triangle
- * `triangle` with barycentric weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the
- * edge); u and v are smoothed. Off: the excitation point and glide. */
+/* Moving contact: when on, the position is the point of triangle `triangle` with barycentric
+ * weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the edge); u and v are smoothed.
+ * Off: the excitation point and glide. */
 SPHERE_INLINE void sphere_set_contact(sphere_state* s, int on, int triangle, float u, float v) {
   s->contact_on = on && SPHERE_TRIANGLES > 0;
   s->contact_triangle = triangle < 0 ? 0 : (triangle >= SPHERE_TRIANGLES ? (SPHERE_TRIANGLES > 0 ? SPHERE_TRIANGLES - 1 : 0) : triangle);
@@ -246,18 +325,20 @@ SPHERE_INLINE void sphere_set_contact(sphere_state* s, int on, int triangle, flo
 }
 /* Output gain; smoothed. */
 SPHERE_INLINE void sphere_set_gain(sphere_state* s, float gain) { s->gain_target = gain; }
+/* Output level (not smoothed): SPHERE_LEVEL by default, SPHERE_PHYSICAL_SCALE for physical units. */
+SPHERE_INLINE void sphere_set_level(sphere_state* s, float level) { s->level = level; }
 
 /* Contact model (SPHERE_EXCITE_*) and its controls, smoothed like the gain:
  * size in [0, 1] (hammer and ball: low-pass at (1 - size) 9500 + 500 Hz), speed (m/s),
- * force (N), roughness (beta of the 1/f^beta profile), friction (Coulomb coefficient),
- * input gain (live input). */
+ * force (N, the normal force), roughness (beta of the 1/f^beta profile), friction (Coulomb
+ * coefficient), input gain (N per full-scale input sample; not smoothed). */
 SPHERE_INLINE void sphere_set_excitation(sphere_state* s, int kind) { s->excitation = kind; }
 SPHERE_INLINE void sphere_set_size(sphere_state* s, float size) { s->size_target = size; }
 SPHERE_INLINE void sphere_set_speed(sphere_state* s, float mps) { s->speed_target = mps; }
 SPHERE_INLINE void sphere_set_force(sphere_state* s, float newtons) { s->force_target = newtons; }
 SPHERE_INLINE void sphere_set_roughness(sphere_state* s, float beta) { s->roughness_target = beta; }
 SPHERE_INLINE void sphere_set_friction(sphere_state* s, float mu) { s->friction_target = mu; }
-SPHERE_INLINE void sphere_set_input_gain(sphere_state* s, float gain) { s->input_gain_target = gain; }
+SPHERE_INLINE void sphere_set_input_gain(sphere_state* s, float newtons) { s->input_gain_target = newtons; }
 
 /* One-pole low-pass y = (1 - b) x + b y[-1] (Faust m2dExcite.onePole). */
 SPHERE_INLINE float sphere_one_pole(float* y1, float b, float x) {
@@ -265,119 +346,122 @@ SPHERE_INLINE float sphere_one_pole(float* y1, float b, float x) {
   return *y1;
 }
 
-/* The force of the selected contact model for one sample, as momentum per sample; trig: a strike
- * starts on this sample; in: the live input sample. The same recursions as the Faust m2dExcite
- * environment (see there for the papers and equations). */
+/* The force (N) of the selected contact model for one sample; every model's state advances, as
+ * in the Faust program, so switching models mid-ring gives the same signal in both. trig: a
+ * strike starts on this sample; in: the live input sample (read by the input model only). The
+ * papers and equations are cited at the Faust m2dExcite environment. */
 SPHERE_INLINE float sphere_contact_force(sphere_state* s, int trig, float in) {
   const float two_pi = 6.28318530717958647692f, sr = s->sample_rate_hz;
   const float p = s->smooth_pole;
-  float noise, x = 0.0f;
-  int k;
+  float raw, impact, hammer, micro = 0.0f, scrape, roll, fractal, fc, r, y, b, phase, env;
+  int k, ramp, since_burst;
   s->noise = s->noise * 1103515245u + 12345u;
-  noise = (float)(int)s->noise * (1.0f / 2147483647.0f);  /* no.noise */
+  raw = (float)(int)s->noise;  /* no.noise is raw / 2147483647 */
   s->size = s->size_target * (1.0f - p) + p * s->size;
   s->speed = s->speed_target * (1.0f - p) + p * s->speed;
   s->contact_force = s->force_target * (1.0f - p) + p * s->contact_force;
   s->roughness = s->roughness_target * (1.0f - p) + p * s->roughness;
   s->friction = s->friction_target * (1.0f - p) + p * s->friction;
-  s->input_gain = s->input_gain_target * (1.0f - p) + p * s->input_gain;
-  if (trig) {
-    s->hammer_velocity = s->strike_velocity;
-    /* Contact time 0.2 ms (hardness 1) to 10 ms (hardness 0). */
-    s->hammer_length = (int)(0.0002f * powf(50.0f, 1.0f - s->hardness) * sr + 0.5f);
-    if (s->hammer_length < 1) s->hammer_length = 1;
-    s->hammer_count = s->hammer_length;
-    s->burst_ramp = (int)(((1.0f - s->hardness) * 0.01f + 0.001f) * sr + 0.5f);
-    if (s->burst_ramp < 1) s->burst_ramp = 1;
-    s->burst_count = 2 * s->burst_ramp;
-    s->micro_burst = (int)(0.02f * sr + 0.5f);
-    if (s->micro_burst < 1) s->micro_burst = 1;
-    s->micro_count = s->micro_burst;
-    for (k = 0; k < 3; ++k) {
-      float f = s->fundamental_hz * sphere_micro_ratio[k];
-      s->micro_period[k] = (int)(sr / (f > 1.0f ? f : 1.0f) + 0.5f);
-      if (s->micro_period[k] < 1) s->micro_period[k] = 1;
-      s->micro_phase[k] = 0;
+  if (trig) s->velocity = s->strike_velocity;
+  s->since = trig ? 0 : (s->since + 1 < 16777216 ? s->since + 1 : 16777216);
+
+  /* Impact: F = (p / T)(1 - cos(2 pi t / T)) for t < T, T = 0.2 ms 50^(1 - hardness). */
+  {
+    if (s->hardness != s->cache_hardness) {
+      /* Recomputed only when the input changes: the same values, far fewer transcendentals. */
+      s->cache_hardness = s->hardness;
+      s->cache_contact = 0.0002f * powf(50.0f, 1.0f - s->hardness);
+      s->cache_ramp = (int)(sr * ((1.0f - s->hardness) * 0.01f + 0.001f) + 0.5f);
+      if (s->cache_ramp < 1) s->cache_ramp = 1;
+      s->cache_sqrt_ramp = sqrtf((float)s->cache_ramp);
     }
-  } else {
-    if (s->hammer_count > 0) --s->hammer_count;
-    if (s->burst_count > 0) --s->burst_count;
-    if (s->micro_count > 0) --s->micro_count;
-    for (k = 0; k < 3; ++k) s->micro_phase[k] = (s->micro_phase[k] + 1) % s->micro_period[k];
+    const float contact = s->cache_contact;
+    phase = (float)s->since / (contact * sr);
+    impact = phase < 1.0f ? s->velocity * (1.0f - cosf(two_pi * phase)) / contact : 0.0f;
   }
+
+  /* The filters below are written in the Faust compiler's normal form of the same expressions
+   * (same operations, same order), so both round alike: the shelving zeros sit close to 1, where
+   * an ulp of difference would change a section's gain by 1e-4. */
+  /* Hammer: noise burst, linear attack-release envelope, three one-pole low-passes. */
+  ramp = s->cache_ramp;
+  s->burst_count = trig ? 2 * ramp : (s->burst_count - 1 > 0 ? s->burst_count - 1 : 0);
+  since_burst = 2 * ramp - s->burst_count;
+  env = s->burst_count > 0 ? (since_burst < ramp ? (float)since_burst : (float)s->burst_count) / (float)ramp : 0.0f;
+  if (s->size != s->cache_size) {
+    s->cache_size = s->size;
+    s->cache_b = expf(-1.0f * s->two_pi_over_sr * (9500.0f * (1.0f - s->size) + 500.0f));
+  }
+  b = s->cache_b;
+  s->burst_lp[0] = b * s->burst_lp[0] + s->noise_scale_sr * (s->velocity * raw * env * (1.0f - b) / s->cache_sqrt_ramp);
+  s->burst_lp[1] = b * s->burst_lp[1] + s->burst_lp[0] * (1.0f - b);
+  s->burst_lp[2] = b * s->burst_lp[2] + s->burst_lp[1] * (1.0f - b);
+  hammer = s->burst_lp[2];
+
+  /* Micro-collisions: the impact plus three fractional-period impulse trains for 20 ms. */
+  env = 1.0f - (float)s->since / (0.02f * sr);
+  if (env < 0.0f) env = 0.0f;
+  for (k = 0; k < 3; ++k) {
+    const float inc = s->micro_inc[k], prev = s->micro_phase[k];
+    const int crossed = trig || prev + inc >= 1.0f;
+    const float late = trig ? 0.0f : (prev + inc - 1.0f) / inc;
+    micro += (crossed ? late : 0.0f) + s->micro_later[k];
+    s->micro_later[k] = crossed ? 1.0f - late : 0.0f;
+    s->micro_phase[k] = trig ? 0.0f : prev + inc - (float)(prev + inc >= 1.0f);
+  }
+  micro = impact + micro * (0.1f * s->hardness * s->velocity * env * env * sr);
+
+  /* Scrape and roll: white noise of 1 N^2/Hz, ten octave-spaced shelving sections (pole p_k,
+   * zero p_k 2^(beta/2)), a reson at 2000 Hz per m/s, quality 4. */
+  {
+    if (s->roughness != s->cache_roughness) {
+      const float half_beta = 0.5f * s->roughness;
+      const float zero_ratio = powf(2.0f, half_beta);
+      s->cache_roughness = s->roughness;
+      for (k = 0; k < 10; ++k) s->cache_c[k] = expf(-1.0f * s->fractal_w[k] * zero_ratio);
+      s->cache_level = powf(50.0f, half_beta);
+    }
+    float x = raw, x1 = s->fractal_x1[0];
+    s->fractal_x1[0] = raw;
+    for (k = 0; k < 10; ++k) {
+      const float c = s->cache_c[k];
+      /* Section 0 also scales the raw noise to 1 N^2/Hz. */
+      const float g = k == 0 ? s->fractal_in_scale : 1.0f - s->fractal_b[k];
+      const float out = s->fractal_b[k] * s->fractal_y1[k] + g * ((x - x1 * c) / (1.0f - c));
+      x1 = s->fractal_y1[k];
+      s->fractal_y1[k] = out;
+      x = out;
+    }
+    fractal = x * s->cache_level;
+  }
+  fc = 2000.0f * s->speed;
+  if (fc < 10.0f) fc = 10.0f;
+  if (fc != s->cache_fc) {
+    s->cache_fc = fc;
+    s->cache_r = expf(-1.0f * s->quarter_pi_over_sr * fc);
+    s->cache_cos = cosf(s->two_pi_over_sr * fc);
+  }
+  r = s->cache_r;
+  y = r * (2.0f * s->reson_y1 * s->cache_cos - r * s->reson_y2) + 0.5f * (fractal - s->reson_x2) * (1.0f - r * r);
+  s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
+  s->reson_y2 = s->reson_y1; s->reson_y1 = y;
+  /* 89.44 N per N of friction force: the level calibration of the Faust profileLevel. */
+  scrape = 89.44f * y * s->friction * s->contact_force;
+  s->roll_lp[0] = b * s->roll_lp[0] + 89.44f * y * s->contact_force * (1.0f - b);
+  s->roll_lp[1] = b * s->roll_lp[1] + s->roll_lp[0] * (1.0f - b);
+  roll = s->roll_lp[1];
+
   switch (s->excitation) {
-    case SPHERE_EXCITE_IMPACT:
-    case SPHERE_EXCITE_MICRO:
-      /* Seed 003 eq. 7: F(t) = Fmax (1 - cos(2 pi t / T)), scaled to deliver `velocity` in total. */
-      x = s->hammer_count > 0
-              ? s->hammer_velocity *
-                    (1.0f - cosf(two_pi * (float)(s->hammer_length - s->hammer_count) /
-                                 (float)s->hammer_length)) /
-                    (float)s->hammer_length
-              : 0.0f;
-      if (s->excitation == SPHERE_EXCITE_MICRO) {
-        /* Seed 002: impulse trains at the dominant modal frequencies for 20 ms after the impact. */
-        const float env = (float)s->micro_count / (float)s->micro_burst;
-        const int pulses = (s->micro_phase[0] == 0) + (s->micro_phase[1] == 0) + (s->micro_phase[2] == 0);
-        x += (float)pulses * (0.1f * s->hardness * s->hammer_velocity * env * env);
-      }
-      break;
-    case SPHERE_EXCITE_HAMMER: {
-      /* Seed 004 3.3: noise burst, linear attack-release envelope, three one-pole low-passes. */
-      const int since = 2 * s->burst_ramp - s->burst_count;
-      const float env = s->burst_count > 0
-                            ? (since < s->burst_ramp ? (float)since : (float)(2 * s->burst_ramp - since)) /
-                                  (float)s->burst_ramp
-                            : 0.0f;
-      const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
-      x = noise * env * s->hammer_velocity / sqrtf((float)s->burst_ramp);
-      for (k = 0; k < 3; ++k) x = sphere_one_pole(&s->burst_lp[k], b, x);
-      break;
-    }
-    case SPHERE_EXCITE_SCRAPE:
-    case SPHERE_EXCITE_ROLL: {
-      /* Seed 002: fractal 1/f^beta noise (ten octave-spaced shelving sections, pole p_k, zero
-       * p_k 2^(beta/2)) through a reson at 2000 Hz per m/s, quality 4, level friction * force. */
-      float fractal = noise, fc, r, c1, c2, u, y;
-      const int rolling = s->excitation == SPHERE_EXCITE_ROLL;
-      const float zero_ratio = powf(2.0f, 0.5f * s->roughness);
-      for (k = 0; k < 10; ++k) {
-        const float b = s->fractal_b[k];
-        const float c = expf(-(two_pi * s->fractal_corner[k] * zero_ratio / sr));
-        const float out = (fractal - c * s->fractal_x1[k]) * ((1.0f - b) / (1.0f - c)) + b * s->fractal_y1[k];
-        s->fractal_x1[k] = fractal;
-        s->fractal_y1[k] = out;
-        fractal = out;
-      }
-      fractal *= 0.5f * powf(50.0f, 0.5f * s->roughness);
-      fc = s->speed * 2000.0f;
-      if (fc < 10.0f) fc = 10.0f;
-      r = expf(-(3.14159265358979323846f * fc / (4.0f * sr)));
-      c1 = 2.0f * r * cosf(two_pi * fc / sr);
-      c2 = r * r;
-      u = (fractal - s->reson_x2) * (0.5f * (1.0f - r * r));
-      y = u + (c1 * s->reson_y1 - c2 * s->reson_y2);
-      s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
-      s->reson_y2 = s->reson_y1; s->reson_y1 = y;
-      x = y * ((rolling ? 1.0f : s->friction) * s->contact_force);
-      if (rolling) {
-        /* The ball's size: two one-poles at (1 - size) 9500 + 500 Hz. */
-        const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
-        x = sphere_one_pole(&s->roll_lp[0], b, x);
-        x = sphere_one_pole(&s->roll_lp[1], b, x);
-      }
-      break;
-    }
-    case SPHERE_EXCITE_INPUT:
-      x = in * s->input_gain;
-      break;
-    default:
-      break;
+    case SPHERE_EXCITE_HAMMER: return hammer;
+    case SPHERE_EXCITE_MICRO: return micro;
+    case SPHERE_EXCITE_SCRAPE: return scrape;
+    case SPHERE_EXCITE_ROLL: return roll;
+    case SPHERE_EXCITE_INPUT: return in * s->input_gain_target;  /* not smoothed, as in Faust */
+    default: return impact;
   }
-  return x;
 }
 
-/* Strikes with the held parameters at the next processed sample; velocity scales the momentum. */
+/* Strikes with the held parameters at the next processed sample; velocity is the momentum (N s). */
 SPHERE_INLINE void sphere_strike(sphere_state* s, float velocity) {
   s->strike_pending = 1;
   s->strike_velocity = velocity;
@@ -397,88 +481,100 @@ SPHERE_INLINE void sphere_load_points(sphere_state* s, int key) {
   const int point_c = key % SPHERE_POINTS;
   const int point_b = (key / SPHERE_POINTS) % SPHERE_POINTS;
   const int point_a = key / (SPHERE_POINTS * SPHERE_POINTS);
+  const float* ea = sphere_excite + (long)point_a * SPHERE_MODES;
+  const float* eb = sphere_excite + (long)point_b * SPHERE_MODES;
+  const float* ec = sphere_excite + (long)point_c * SPHERE_MODES;
   int l, n;
-  for (l = 0; l < SPHERE_OUTPUTS; ++l) {
-    const float* ga = sphere_gain + ((long)l * SPHERE_POINTS + point_a) * SPHERE_MODES;
-    const float* gb = sphere_gain + ((long)l * SPHERE_POINTS + point_b) * SPHERE_MODES;
-    const float* gc = sphere_gain + ((long)l * SPHERE_POINTS + point_c) * SPHERE_MODES;
-    for (n = 0; n < SPHERE_PADDED_MODES; ++n) {
-      s->gain_a[l][n] = n < SPHERE_MODES ? ga[n] * s->on[n] : 0.0f;
-      s->gain_b[l][n] = n < SPHERE_MODES ? gb[n] * s->on[n] : 0.0f;
-      s->gain_c[l][n] = n < SPHERE_MODES ? gc[n] * s->on[n] : 0.0f;
-    }
+  for (n = 0; n < SPHERE_PADDED_MODES; ++n) {
+    s->shape_a[n] = n < SPHERE_MODES ? s->on[n] * ea[n] : 0.0f;
+    s->shape_b[n] = n < SPHERE_MODES ? s->on[n] * eb[n] : 0.0f;
+    s->shape_c[n] = n < SPHERE_MODES ? s->on[n] * ec[n] : 0.0f;
   }
+  for (l = 0; l < SPHERE_OUTPUTS; ++l)
+    for (n = 0; n < SPHERE_PADDED_MODES; ++n) {
+      s->pickup[l][n] = SPHERE_CONTACT_MIC ? 0.0f : (n < SPHERE_MODES ? sphere_pickup[(long)l * SPHERE_MODES + n] : 0.0f);
+      s->gain_a[l][n] = s->shape_a[n] * (SPHERE_CONTACT_MIC ? s->shape_a[n] : s->pickup[l][n]);
+    }
   s->loaded_point = key;
 }
 
-/* The resonator bank over samples [m0, m1) of the block: eq. 6, then the velocity numerator,
- * accumulated per lane for point A (and point B when cross-fading). */
-SPHERE_INLINE void sphere_run_modes(sphere_state* s, int m0, int m1, int crossfade, int third) {
+/* The resonator bank over samples [m0, m1) of the block, accumulated per lane. moving: the
+ * weights of points B and C are not all 0, so the shape is interpolated per sample (and, for
+ * the contact microphone, squared: excitation and pickup at the same point). */
+SPHERE_INLINE void sphere_run_modes(sphere_state* s, int m0, int m1, int moving) {
   int base, m, j, l;
   for (base = 0; base < SPHERE_PADDED_MODES; base += SPHERE_LANES) {
-    float y1[SPHERE_LANES], y2[SPHERE_LANES], c1[SPHERE_LANES], c2[SPHERE_LANES], b1[SPHERE_LANES];
+    float re[SPHERE_LANES], im[SPHERE_LANES], ca[SPHERE_LANES], sb[SPHERE_LANES], kv[SPHERE_LANES];
     for (j = 0; j < SPHERE_LANES; ++j) {
-      y1[j] = s->y1[base + j]; y2[j] = s->y2[base + j];
-      c1[j] = s->c1[base + j]; c2[j] = s->c2[base + j]; b1[j] = s->b1[base + j];
+      re[j] = s->re[base + j]; im[j] = s->im[base + j];
+      ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
     }
     for (m = m0; m < m1; ++m) {
       const float x = s->force[m];
       float v[SPHERE_LANES];
       for (j = 0; j < SPHERE_LANES; ++j) {
-        const float y = (c1[j] * y1[j] - c2[j] * y2[j]) + x;  /* seed 003 eq. 6 */
-        v[j] = y + b1[j] * y1[j];
-        y2[j] = y1[j];
-        y1[j] = y;
+        const float next_re = ca[j] * re[j] - sb[j] * im[j] + x;
+        const float next_im = sb[j] * re[j] + ca[j] * im[j];
+        re[j] = next_re;
+        im[j] = next_im;
+        v[j] = next_re - kv[j] * next_im;
       }
-      for (l = 0; l < SPHERE_OUTPUTS; ++l) {
-        const float* SPHERE_RESTRICT ga = s->gain_a[l] + base;
-        float* SPHERE_RESTRICT acc_a = s->acc[l][0][m];
-        for (j = 0; j < SPHERE_LANES; ++j) acc_a[j] += v[j] * ga[j];
-        if (crossfade) {
-          const float* SPHERE_RESTRICT gb = s->gain_b[l] + base;
-          float* SPHERE_RESTRICT acc_b = s->acc[l][1][m];
-          for (j = 0; j < SPHERE_LANES; ++j) acc_b[j] += v[j] * gb[j];
+      if (!moving) {
+        for (l = 0; l < SPHERE_OUTPUTS; ++l) {
+          const float* SPHERE_RESTRICT g = s->gain_a[l] + base;
+          float* SPHERE_RESTRICT acc = s->acc[l][m];
+          for (j = 0; j < SPHERE_LANES; ++j) acc[j] += v[j] * g[j];
         }
-        if (third) {
-          const float* SPHERE_RESTRICT gc = s->gain_c[l] + base;
-          float* SPHERE_RESTRICT acc_c = s->acc[l][2][m];
-          for (j = 0; j < SPHERE_LANES; ++j) acc_c[j] += v[j] * gc[j];
+      } else {
+        const float wb = s->weight[m], wc = s->weight_c[m];
+        const float* SPHERE_RESTRICT ea = s->shape_a + base;
+        const float* SPHERE_RESTRICT eb = s->shape_b + base;
+        const float* SPHERE_RESTRICT ec = s->shape_c + base;
+        float shape[SPHERE_LANES];
+        for (j = 0; j < SPHERE_LANES; ++j) shape[j] = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
+        for (l = 0; l < SPHERE_OUTPUTS; ++l) {
+          const float* SPHERE_RESTRICT pk = SPHERE_CONTACT_MIC ? shape : s->pickup[l] + base;
+          float* SPHERE_RESTRICT acc = s->acc[l][m];
+          for (j = 0; j < SPHERE_LANES; ++j) acc[j] += v[j] * (shape[j] * pk[j]);
         }
       }
     }
-    for (j = 0; j < SPHERE_LANES; ++j) { s->y1[base + j] = y1[j]; s->y2[base + j] = y2[j]; }
+    for (j = 0; j < SPHERE_LANES; ++j) { s->re[base + j] = re[j]; s->im[base + j] = im[j]; }
   }
 }
 
-/* Renders n samples. in: force input (momentum per sample), or NULL; outs: OUTPUTS buffers. */
+/* Renders n samples. in: the live input (read by the input contact model only), or NULL;
+ * outs: OUTPUTS buffers. */
 SPHERE_INLINE void sphere_process(sphere_state* s, const float* in, float* const* outs, int n) {
   int done = 0;
   while (done < n) {
-    const int count = n - done < SPHERE_BLOCK ? n - done : SPHERE_BLOCK;
+    int count = n - done < SPHERE_BLOCK ? n - done : SPHERE_BLOCK;
     int m, l, j, start;
     /* Per-sample controls, in the order the Faust program computes them. */
     for (m = 0; m < count; ++m) {
-      float position, x;
-      int point_a;
       int trig = 0;
       if (s->first_sample) {
         s->first_sample = 0;
         sphere_apply(s);
       }
       if (s->strike_pending) {
+        /* A strike that retunes starts a new block, so the new coefficients take effect on its
+         * own sample, not at the start of this block. */
+        if (m > 0 && sphere_retunes(s)) {
+          count = m;
+          break;
+        }
         s->strike_pending = 0;
         sphere_apply(s);
         trig = 1;
       }
-      x = sphere_contact_force(s, trig, in ? in[m] : 0.0f);
-      /* The input is the force itself (the effect), unless the live-input model scales it. */
-      s->force[m] = in && s->excitation != SPHERE_EXCITE_INPUT ? in[m] + x : x;
+      s->force[m] = sphere_contact_force(s, trig, in ? in[m] : 0.0f) * s->inv_sample_rate;
       s->glide = s->glide_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->glide;
       s->gain = s->gain_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->gain;
       s->contact_u = s->contact_u_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_u;
       s->contact_v = s->contact_v_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_v;
       if (s->contact_on) {
-        /* Barycentric gains over the triangle (seed 003 2.3): (1 - u - v) gA + u gB + v gC. */
+        /* Barycentric position over the triangle: (1 - u - v, u, v). */
         const int* t = sphere_triangle[s->contact_triangle];
         const float sum = s->contact_u + s->contact_v;
         const float scale = sum > 1.0f ? sum : 1.0f;
@@ -486,8 +582,8 @@ SPHERE_INLINE void sphere_process(sphere_state* s, const float* in, float* const
         s->weight[m] = s->contact_u / scale;
         s->weight_c[m] = s->contact_v / scale;
       } else {
-        int point_b;
-        position = s->point + s->glide;
+        int point_a, point_b;
+        float position = s->point + s->glide;
         if (position > (float)(SPHERE_POINTS - 1)) position = (float)(SPHERE_POINTS - 1);
         if (position < 0.0f) position = 0.0f;
         point_a = (int)position;
@@ -497,31 +593,31 @@ SPHERE_INLINE void sphere_process(sphere_state* s, const float* in, float* const
         s->weight[m] = position - (float)point_a;
         s->weight_c[m] = 0.0f;
       }
-      s->out_gain[m] = s->gain;
+      s->out_gain[m] = s->gain * s->level;
     }
     for (l = 0; l < SPHERE_OUTPUTS; ++l)
       for (m = 0; m < count; ++m)
-        for (j = 0; j < SPHERE_LANES; ++j) { s->acc[l][0][m][j] = 0.0f; s->acc[l][1][m][j] = 0.0f; s->acc[l][2][m][j] = 0.0f; }
-    /* Runs of samples with the same pair of points; cross-fade only where the weight is not 0. */
+        for (j = 0; j < SPHERE_LANES; ++j) s->acc[l][m][j] = 0.0f;
+    /* Runs of samples with the same points; the per-sample interpolation only where a weight is
+     * not 0. */
     start = 0;
     while (start < count) {
-      int end = start + 1, crossfade = s->weight[start] != 0.0f, third = s->weight_c[start] != 0.0f;
+      int end = start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f;
       while (end < count && s->point_a[end] == s->point_a[start]) {
-        crossfade |= s->weight[end] != 0.0f;
-        third |= s->weight_c[end] != 0.0f;
+        moving |= s->weight[end] != 0.0f || s->weight_c[end] != 0.0f;
         ++end;
       }
       if (s->loaded_point != s->point_a[start]) sphere_load_points(s, s->point_a[start]);
-      sphere_run_modes(s, start, end, crossfade, third);
-      for (m = start; m < end; ++m)
+      sphere_run_modes(s, start, end, moving);
+      for (m = start; m < end; ++m) {
         for (l = 0; l < SPHERE_OUTPUTS; ++l) {
-          float a = 0.0f, b = 0.0f, c = 0.0f, y;
-          for (j = 0; j < SPHERE_LANES; ++j) { a += s->acc[l][0][m][j]; b += s->acc[l][1][m][j]; c += s->acc[l][2][m][j]; }
-          /* The Faust bank's mix: A + wB (B - A) + wC (C - A). */
-          y = crossfade ? a + s->weight[m] * (b - a) : a;
-          if (third) y += s->weight_c[m] * (c - a);
+          float y = 0.0f;
+          for (j = 0; j < SPHERE_LANES; ++j) y += s->acc[l][m][j];
+
           outs[l][done + m] = y * s->out_gain[m];
         }
+
+      }
       start = end;
     }
     if (in) in += count;
@@ -532,7 +628,7 @@ SPHERE_INLINE void sphere_process(sphere_state* s, const float* in, float* const
 #ifdef __cplusplus
 namespace mesh2dsp_models {
 
-// C++ face of the same model: prepare / reset / strike / process (DESIGN.md, "Generated code").
+// C++ face of the same model: prepare / reset / strike / process.
 class Sphere {
  public:
   static constexpr int kModes = SPHERE_MODES;
@@ -551,6 +647,10 @@ class Sphere {
   // Continuous, smoothed.
   void setGlide(float glide) { sphere_set_glide(&state_, glide); }
   void setGain(float gain) { sphere_set_gain(&state_, gain); }
+  // Output level: kLevel by default; kPhysicalScale (with gain 1) for the surface velocity in m/s.
+  static constexpr float kLevel = SPHERE_LEVEL;
+  static constexpr float kPhysicalScale = SPHERE_PHYSICAL_SCALE;
+  void setLevel(float level) { sphere_set_level(&state_, level); }
   // Moving contact: triangle of the model's triangulation and barycentric (u, v), smoothed.
   static constexpr int kTriangles = SPHERE_TRIANGLES;
   void setContact(bool on, int triangle, float u, float v) { sphere_set_contact(&state_, on ? 1 : 0, triangle, u, v); }
@@ -562,12 +662,16 @@ class Sphere {
   void setRoughness(float beta) { sphere_set_roughness(&state_, beta); }
   void setFriction(float mu) { sphere_set_friction(&state_, mu); }
   void setInputGain(float gain) { sphere_set_input_gain(&state_, gain); }
-  // The next sample of the selected contact model's force alone (advances its state): what
-  // process() feeds the modes. For analysis and tests.
+  // The next sample of the selected contact model's force alone, in newtons (advances every
+  // model's state): what process() feeds the modes, divided by the rate. For analysis and tests.
   float contactForce(bool trig, float in = 0.0f) { return sphere_contact_force(&state_, trig ? 1 : 0, in); }
-  // position in [0, kExcitationPoints - 1]; velocity scales the momentum of the strike.
+  // Strikes at the excitation point and glide already set (the Faust gate's rising edge);
+  // velocity: the strike's momentum in N s.
+  void trigger(float velocity = 1.0f) { sphere_strike(&state_, velocity); }
+  // position in [0, kExcitationPoints - 1]; velocity: the strike's momentum in N s.
   void strike(float position, float velocity = 1.0f) { sphere_strike_at(&state_, position, velocity); }
-  // in: force (momentum per sample) or nullptr; out: output 0. n: any length.
+  // in: the live input (the input contact model's force, times the input gain) or nullptr;
+  // out: output 0. n: any length.
   void process(const float* in, float* out, int n) {
     float* outs[kOutputs] = {out};
     float scratch[kOutputs > 1 ? SPHERE_BLOCK : 1];

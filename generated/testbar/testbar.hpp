@@ -6,26 +6,37 @@
  * Dependency-free (only <math.h>, for the coefficients), no heap, no exceptions, no RTTI, float.
  * The same text compiles as C99/C11 (functions testbar_*) and as C++ (class
  * mesh2dsp_models::Testbar at the end), so one header serves C-only embedded toolchains
- * and C++ hosts alike. It is the same filter as testbar.dsp (resonator "reson"): fed the same
- * input at the same sample rate the two agree to float precision.
+ * and C++ hosts alike. It is the same instrument as testbar.dsp (resonator "reson"), sample
+ * for sample: the same held and smoothed controls, the same contact models all running at once,
+ * strikes and parameter changes at the sample where they happen. Fed the same events at the
+ * same rate the two agree within 1e-4 of the peak (single-precision rounding in a different
+ * order); a randomized differential test checks it.
  *
  * Use (C++):
- *   mesh2dsp_models::Testbar model;      // ~27 KiB of state: make it static or a member
+ *   mesh2dsp_models::Testbar model;      // ~11 KiB of state: make it static or a member
  *   model.prepare(48000.0f);                    // coefficients from the sample rate, never baked
- *   model.strike(0.0f, 1.0f);                   // excitation point 0, unit momentum
- *   model.process(nullptr, out, 256);           // nullptr: no external force input
+ *   model.strike(0.0f, 1.0f);                   // excitation point 0, a momentum of 1 N s
+ *   model.process(nullptr, out, 256);           // nullptr: no live input
  * Use (C): testbar_state s; testbar_prepare(&s, 48000.0f); testbar_strike_at(&s, 0.0f, 1.0f);
  *          float* outs[TESTBAR_OUTPUTS] = {out}; testbar_process(&s, NULL, outs, 256);
+ * As an effect (audio in = force): set_excitation(TESTBAR_EXCITE_INPUT) and set_input_gain(newtons
+ * of a full-scale sample); the input is read only by that contact model.
  *
- * The model (van den Doel & Pai, "Modal Synthesis for Vibrating Objects", seed 003): mode n is a
- * reson, eq. 6, with R = exp(-sigma_n/SR) and theta = omega_d,n/SR. Its input is the force on the
- * object as the momentum (N s) delivered in each sample; its output is the surface velocity,
- * whose continuous impulse response exp(-sigma t)(cos(omega_d t) - sigma/omega_d sin(omega_d t))
- * the filter reproduces exactly at the sampling instants (impulse invariance): the all-pole part
- * is eq. 6, the one-zero numerator 1 + b1 z^-1 turns its sine response into the velocity.
- * Output the surface velocity at the struck point along the strike direction (contact microphone). Every gain carries the overall normalisation
- * 2512.5628140703516 (1 / the largest sum of |gains| over points and outputs), so a unit-momentum
- * strike starts at most at 1. Modes at or above Nyquist are switched off at prepare.
+ * The model: mode n's velocity response to a unit momentum is
+ * exp(-sigma t)(cos(omega_d t) - sigma/omega_d sin(omega_d t)), reproduced exactly at the
+ * sampling instants (impulse invariance) with the poles R exp(+-i theta), R = exp(-sigma/SR),
+ * theta = omega_d/SR of van den Doel & Pai, "Modal Synthesis for Vibrating Objects" (2003),
+ * eq. 6, but as a coupled-form (rotation) recursion: its coefficients R cos(theta) and
+ * R sin(theta) keep the pitch of low modes exact in single precision (the direct form's
+ * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
+ * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
+ * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
+ * Levels: every gain carries the normalisation 2512.5628140703516 (1 / the largest sum of |gains|
+ * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
+ * by the gain (default 0.5) and the level TESTBAR_LEVEL, chosen so a default strike
+ * (point 0, the loudest, hardness 0.8) peaks near -6 dBFS and the same strike at
+ * hardness 1 below -1 dBFS. For physical units call set_level(TESTBAR_PHYSICAL_SCALE) and set_gain(1):
+ * the output is then the surface velocity in m/s. Modes at or above Nyquist are switched off at prepare.
  *
  * State is laid out as structure-of-arrays, TESTBAR_LANES modes side by side, so the compiler
  * vectorises across modes (build with -O3 -ffp-contract=fast and your target's SIMD flags).
@@ -42,6 +53,11 @@
 #define TESTBAR_OUTPUTS 1
 #define TESTBAR_FUNDAMENTAL_HZ 440.0
 #define TESTBAR_TRIANGLES 1
+/* 1: one output, the contact microphone (the pickup is the excitation point itself). */
+#define TESTBAR_CONTACT_MIC 1
+/* The default output level, and the level that makes the output the surface velocity in m/s. */
+#define TESTBAR_LEVEL 1.6861717f
+#define TESTBAR_PHYSICAL_SCALE 0.000398f
 /* Modes computed side by side: 32 lets GCC vectorise the mode loops on SSE/AVX/AVX-512/NEON
  * hosts (at 16 it unrolls them into scalar code instead); 1 suits a Cortex-M4F (no SIMD). */
 #ifndef TESTBAR_LANES
@@ -67,48 +83,63 @@
 #define TESTBAR_INLINE static inline
 #endif
 
-/* Frequency of mode n over the fundamental's. */
-static const float testbar_frequency_ratio[TESTBAR_MODES] = {
-1.0f, 2.5693183f, 5.0227275f, 8.0f, 13.863636f, 20.454546f, 28.40909f, 38.636364f
+/* Angular frequency of mode n over the fundamental's frequency: 2 pi f_n / f_0. */
+static const float testbar_omega_ratio[TESTBAR_MODES] = {
+6.2831855f, 16.143503f, 31.558725f, 50.265484f, 87.107796f, 128.5197f, 178.49959f, 242.75943f
 };
 /* Decay rate sigma_n = xi_n omega_n (1/s): the amplitude envelope is exp(-sigma_n t). */
 static const float testbar_decay_per_s[TESTBAR_MODES] = {
 2.3025851f, 3.2894073f, 4.934111f, 6.9077554f, 11.512925f, 17.269388f, 23.02585f, 34.538776f
 };
-/* Contact models (the Faust m2dExcite environment, templates/faust/excitations.lib.mustache):
- * testbar_set_excitation takes one of these. The Faust menu lists only the models compiled in
- * with generate --excitation, in this order. */
-#define TESTBAR_EXCITE_IMPACT 0 /* seed 003 eq. 7 raised cosine */
-#define TESTBAR_EXCITE_HAMMER 1 /* seed 004 3.3 noise burst, attack-release, low-pass */
-#define TESTBAR_EXCITE_MICRO 2  /* seed 002 impact + micro-collision impulse trains */
-#define TESTBAR_EXCITE_SCRAPE 3 /* seed 002 fractal noise through a speed-tuned reson */
-#define TESTBAR_EXCITE_ROLL 4   /* seed 002 scrape + size low-pass */
-#define TESTBAR_EXCITE_INPUT 5  /* seed 003 3.4 the input signal is the force */
+/* Their squares, as the Faust program has them (so both compute bit-identical coefficients). */
+static const float testbar_omega_ratio2[TESTBAR_MODES] = {
+39.478416f, 260.61267f, 995.9532f, 2526.6187f, 7587.768f, 16517.312f, 31862.102f, 58932.14f
+};
+static const float testbar_decay2[TESTBAR_MODES] = {
+5.301898f, 10.8202f, 24.345451f, 47.717083f, 132.54745f, 298.23178f, 530.1898f, 1192.9271f
+};
+/* Contact models (the Faust program's m2dExcite environment): testbar_set_excitation takes one
+ * of these. The Faust menu lists only the models compiled in with generate --excitation, in
+ * this order. All of them run every sample; the selection picks one output. */
+#define TESTBAR_EXCITE_IMPACT 0 /* van den Doel & Pai 2003, eq. 7: raised cosine */
+#define TESTBAR_EXCITE_HAMMER 1 /* Hiner 2024 (Mesh2Faust's hammer): noise burst, low-pass */
+#define TESTBAR_EXCITE_MICRO 2  /* FoleyAutomatic 2001: impact + micro-collision trains */
+#define TESTBAR_EXCITE_SCRAPE 3 /* FoleyAutomatic 2001: fractal noise, speed-tuned reson */
+#define TESTBAR_EXCITE_ROLL 4   /* FoleyAutomatic 2001: scrape + size low-pass */
+#define TESTBAR_EXCITE_INPUT 5  /* van den Doel & Pai 2003, 3.4: the input is the force */
 /* Frequency ratios of the three dominant modes (largest gain at point 0): the micro-collision
  * impulse trains. */
 static const float testbar_micro_ratio[3] = { 1.0f, 2.5693183f, 5.0227275f };
 
 /* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
- * triangle and barycentric weights (u, v) toward its second and third point (seed 003 2.3). */
+ * triangle and barycentric weights (u, v) toward its second and third point. */
 static const int testbar_triangle[1][3] = { {0, 1, 2} };
 
-/* Normalised gain of mode n at output l for excitation point k: [(l * POINTS + k) * MODES + n]. */
-static const float testbar_gain[TESTBAR_OUTPUTS * TESTBAR_POINTS * TESTBAR_MODES] = {
-0.36180905f, 0.16080402f, 0.2512563f, 0.09045226f, 0.040201005f, 0.06281407f, 0.022613065f, 0.010050251f, 0.040201005f, 0.3040201f, 0.022613065f, 0.12311558f, 0.09045226f, 0.010050251f, 0.040201005f, 0.022613065f, 0.20351759f, 0.010050251f, 0.16080402f, 0.06281407f, 0.12311558f, 0.040201005f, 0.022613065f, 0.010050251f
+/* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
+static const float testbar_excite[TESTBAR_POINTS * TESTBAR_MODES] = {
+0.60150564f, -0.40100378f, 0.5012547f, 0.30075282f, -0.20050189f, 0.25062734f, 0.15037641f, -0.100250944f, 0.20050189f, 0.55138016f, -0.15037641f, 0.3508783f, 0.30075282f, -0.100250944f, 0.20050189f, 0.15037641f, -0.45112923f, 0.100250944f, 0.40100378f, -0.25062734f, 0.3508783f, 0.20050189f, -0.15037641f, 0.100250944f
+};
+/* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
+ * whose pickup is the interpolated shape at the contact). */
+static const float testbar_pickup[1] = {
+0.0f
 };
 
+/* Each output's delay behind the nearest listener (s): the interaural delay. */
+static const float testbar_delay_s[TESTBAR_OUTPUTS] = { 0.0f };
+#define TESTBAR_DELAY_RING 8
+
 typedef struct {
-  float sample_rate_hz;
-  /* Held per strike, like the Faust instrument's ba.sAndH(gate): set by the setters, taken over
-   * at the next strike (or by testbar_apply for effect use), because changing them while the
-   * object rings would click. */
+  float sample_rate_hz, inv_sample_rate;
+  /* Latched at the strike, like the Faust instrument's ba.sAndH(rise(gate)): set by the setters,
+   * taken over at the next strike (or by testbar_apply for effect use), because changing them
+   * while the object rings would click. */
   float fundamental_hz, t60_scale, hardness, point;
   float next_fundamental_hz, next_t60_scale, next_hardness, next_point;
   /* Continuous controls, smoothed by a 10 ms one-pole (Faust si.smooth(ba.tau2pole(0.01))). */
-  float glide_target, glide, gain_target, gain, smooth_pole;
-  /* The raised-cosine hammer (seed 003 eq. 7). */
-  int strike_pending, hammer_count, hammer_length;
-  float strike_velocity, hammer_velocity;
+  float glide_target, glide, gain_target, gain, smooth_pole, level;
+  int strike_pending;
+  float strike_velocity;
   int loaded_point; /* the points (key (a P + b) P + c) whose gains are loaded; -1: none */
   /* Moving contact: on, triangle, smoothed barycentric weights. */
   int contact_on, contact_triangle;
@@ -119,78 +150,103 @@ typedef struct {
   float size_target, size, speed_target, speed, force_target, contact_force;
   float roughness_target, roughness, friction_target, friction, input_gain_target, input_gain;
   unsigned int noise;  /* no.noise's LCG: r = 1103515245 r + 12345 (mod 2^32), seed 0 */
-  int burst_count, burst_ramp;       /* hammer envelope */
-  float burst_lp[3];                 /* hammer low-pass */
-  int micro_count, micro_burst, micro_period[3], micro_phase[3];
-  float fractal_x1[10], fractal_y1[10], fractal_b[10], fractal_corner[10];
+  int since;           /* samples since the strike (saturating) */
+  float velocity;      /* the strike's momentum (N s) */
+  int burst_count;     /* hammer envelope */
+  float burst_lp[3];   /* hammer low-pass */
+  float micro_inc[3], micro_phase[3], micro_later[3];
+  float fractal_x1[1], fractal_y1[10], fractal_b[10], fractal_w[10], fractal_in_scale;
+  float two_pi_over_sr, quarter_pi_over_sr, noise_scale_sr;
+  /* Values of the contact models that change only with their inputs (-1: not computed yet). */
+  float cache_hardness, cache_contact, cache_sqrt_ramp, cache_size, cache_b, cache_roughness, cache_level;
+  float cache_c[10], cache_fc, cache_r, cache_cos;
+  int cache_ramp;
   float reson_x1, reson_x2, reson_y1, reson_y2, roll_lp[2];
-  TESTBAR_ALIGN float c1[TESTBAR_PADDED_MODES];  /* 2 R cos(theta) */
-  TESTBAR_ALIGN float c2[TESTBAR_PADDED_MODES];  /* R^2 */
-  TESTBAR_ALIGN float b1[TESTBAR_PADDED_MODES];  /* numerator: velocity from eq. 6's state */
+  TESTBAR_ALIGN float ca[TESTBAR_PADDED_MODES];  /* R cos(theta) */
+  TESTBAR_ALIGN float sb[TESTBAR_PADDED_MODES];  /* R sin(theta) */
+  TESTBAR_ALIGN float kv[TESTBAR_PADDED_MODES];  /* sigma / omega_d: velocity = re - kv im */
   TESTBAR_ALIGN float on[TESTBAR_PADDED_MODES];  /* 0 above Nyquist */
-  TESTBAR_ALIGN float y1[TESTBAR_PADDED_MODES];  /* y[m-1] */
-  TESTBAR_ALIGN float y2[TESTBAR_PADDED_MODES];  /* y[m-2] */
-  TESTBAR_ALIGN float gain_a[TESTBAR_OUTPUTS][TESTBAR_PADDED_MODES]; /* point kA, times on */
-  TESTBAR_ALIGN float gain_b[TESTBAR_OUTPUTS][TESTBAR_PADDED_MODES]; /* point kB, times on */
-  TESTBAR_ALIGN float gain_c[TESTBAR_OUTPUTS][TESTBAR_PADDED_MODES]; /* point kC, times on */
-  TESTBAR_ALIGN float force[TESTBAR_BLOCK];
+  TESTBAR_ALIGN float re[TESTBAR_PADDED_MODES];
+  TESTBAR_ALIGN float im[TESTBAR_PADDED_MODES];
+  TESTBAR_ALIGN float shape_a[TESTBAR_PADDED_MODES]; /* shape at point A, times on */
+  TESTBAR_ALIGN float shape_b[TESTBAR_PADDED_MODES];
+  TESTBAR_ALIGN float shape_c[TESTBAR_PADDED_MODES];
+  TESTBAR_ALIGN float pickup[TESTBAR_OUTPUTS][TESTBAR_PADDED_MODES];
+  TESTBAR_ALIGN float gain_a[TESTBAR_OUTPUTS][TESTBAR_PADDED_MODES]; /* at point A alone */
+  TESTBAR_ALIGN float force[TESTBAR_BLOCK];     /* momentum of each sample (N s) */
   TESTBAR_ALIGN float weight[TESTBAR_BLOCK];    /* of point B */
   TESTBAR_ALIGN float weight_c[TESTBAR_BLOCK];  /* of point C */
   TESTBAR_ALIGN float out_gain[TESTBAR_BLOCK];
   int point_a[TESTBAR_BLOCK];
-  TESTBAR_ALIGN float acc[TESTBAR_OUTPUTS][3][TESTBAR_BLOCK][TESTBAR_LANES];
+  /* Fractional output delays (cubic Lagrange over taps k0 .. k0 + 3), their ring buffers. */
+  int delay_k0[TESTBAR_OUTPUTS], delay_pos;
+  float delay_h[TESTBAR_OUTPUTS][4];
+  float delay_ring[TESTBAR_OUTPUTS][TESTBAR_DELAY_RING];
+  TESTBAR_ALIGN float acc[TESTBAR_OUTPUTS][TESTBAR_BLOCK][TESTBAR_LANES];
 } testbar_state;
 
-/* Resonator coefficients for the held fundamental and T60 scale at the prepared rate. */
+/* Resonator coefficients for the held fundamental and T60 scale at the prepared rate, computed
+ * with the same single-precision operations as the Faust program (so both ring at exactly the
+ * same pitch), and the micro-collision trains' phase increments. */
 TESTBAR_INLINE void testbar_compute_coefficients(testbar_state* s) {
   const float sr = s->sample_rate_hz;
-  const float inv_sr = 1.0f / sr;
   int n;
   for (n = 0; n < TESTBAR_PADDED_MODES; ++n) {
-    s->c1[n] = 0.0f; s->c2[n] = 0.0f; s->b1[n] = 0.0f; s->on[n] = 0.0f;
+    s->ca[n] = 0.0f; s->sb[n] = 0.0f; s->kv[n] = 0.0f; s->on[n] = 0.0f;
   }
   for (n = 0; n < TESTBAR_MODES; ++n) {
-    const float f = s->fundamental_hz * testbar_frequency_ratio[n];
-    const float sigma = testbar_decay_per_s[n] / s->t60_scale;
-    const float w0 = 6.28318530717958647692f * f;
-    const float wd2 = w0 * w0 - sigma * sigma;
-    const float wd = sqrtf(wd2 > 0.0f ? wd2 : 0.0f);  /* damped angular frequency */
-    const float r = expf(-(sigma * inv_sr));
-    const float theta = wd * inv_sr;
-    const float cos_theta = cosf(theta);
-    s->c1[n] = 2.0f * r * cos_theta;
-    s->c2[n] = r * r;
-    s->b1[n] = -(r * (cos_theta + sigma / (wd > 1e-9f ? wd : 1e-9f) * sinf(theta)));
-    s->on[n] = (f < 0.5f * sr && wd > 0.0f) ? 1.0f : 0.0f;
+    /* The Faust compiler's normal form of the same expressions, operation for operation. */
+    const float f = s->fundamental_hz, t = s->t60_scale;
+    const float wd2 = testbar_omega_ratio2[n] * (f * f) - testbar_decay2[n] / (t * t);
+    const float wd = sqrtf(0.0f < wd2 ? wd2 : 0.0f);  /* damped angular frequency */
+    const float theta = s->inv_sample_rate * wd;
+    const float r = expf(-1.0f * (testbar_decay_per_s[n] / sr / t));
+    const float ca = r * cosf(theta), sb = r * sinf(theta);
+    s->ca[n] = -1.0f < ca ? ca : -1.0f;
+    s->sb[n] = -1.0f < sb ? sb : -1.0f;
+    s->kv[n] = testbar_decay_per_s[n] / t / (wd > 1e-9f ? wd : 1e-9f);
+    s->on[n] = (testbar_omega_ratio[n] * f < 3.14159265358979323846f * sr && wd > 0.0f) ? 1.0f : 0.0f;
   }
+  for (n = 0; n < 3; ++n) s->micro_inc[n] = testbar_micro_ratio[n] / sr * s->fundamental_hz;
   s->loaded_point = -1;
 }
 
-/* Clears every resonator, the hammer and the smoothers: silence. */
+/* Clears every resonator, the contact models and the smoothers: silence. */
 TESTBAR_INLINE void testbar_reset(testbar_state* s) {
   int n;
-  for (n = 0; n < TESTBAR_PADDED_MODES; ++n) { s->y1[n] = 0.0f; s->y2[n] = 0.0f; }
+  for (n = 0; n < TESTBAR_PADDED_MODES; ++n) { s->re[n] = 0.0f; s->im[n] = 0.0f; }
   s->glide = 0.0f;
   s->gain = 0.0f;
   s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
-  s->hammer_count = 0;
-  s->hammer_length = 1;
-  s->hammer_velocity = 0.0f;
   s->first_sample = 1;
   s->size = s->speed = s->contact_force = s->roughness = s->friction = s->input_gain = 0.0f;
   s->noise = 0u;
-  s->burst_count = 0; s->burst_ramp = 1;
-  s->micro_count = 0; s->micro_burst = 1;
-  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0; s->micro_period[n] = 1; }
-  for (n = 0; n < 10; ++n) s->fractal_x1[n] = s->fractal_y1[n] = 0.0f;
+  s->since = 0;
+  s->velocity = 0.0f;
+  s->burst_count = 0;
+  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0.0f; s->micro_later[n] = 0.0f; }
+  s->fractal_x1[0] = 0.0f;
+  for (n = 0; n < 10; ++n) s->fractal_y1[n] = 0.0f;
   s->reson_x1 = s->reson_x2 = s->reson_y1 = s->reson_y2 = 0.0f;
   s->roll_lp[0] = s->roll_lp[1] = 0.0f;
+  s->cache_hardness = s->cache_size = s->cache_roughness = s->cache_fc = -1.0f;
+  s->delay_pos = 0;
+  {
+    int l;
+    for (l = 0; l < TESTBAR_OUTPUTS; ++l)
+      for (n = 0; n < TESTBAR_DELAY_RING; ++n) s->delay_ring[l][n] = 0.0f;
+  }
+}
+
+/* True when taking over the held parameters now would change the resonator coefficients. */
+TESTBAR_INLINE int testbar_retunes(const testbar_state* s) {
+  return s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
 }
 
 /* Takes over the held parameters (fundamental, T60 scale, hardness, excitation point) now. */
 TESTBAR_INLINE void testbar_apply(testbar_state* s) {
-  const int changed = s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
+  const int changed = testbar_retunes(s);
   s->fundamental_hz = s->next_fundamental_hz;
   s->t60_scale = s->next_t60_scale;
   s->hardness = s->next_hardness;
@@ -201,28 +257,51 @@ TESTBAR_INLINE void testbar_apply(testbar_state* s) {
 /* Sets the sample rate, the default parameters, and silence. */
 TESTBAR_INLINE void testbar_prepare(testbar_state* s, float sample_rate_hz) {
   s->sample_rate_hz = sample_rate_hz;
+  s->inv_sample_rate = 1.0f / sample_rate_hz;
   s->fundamental_hz = s->next_fundamental_hz = TESTBAR_FUNDAMENTAL_HZ;
   s->t60_scale = s->next_t60_scale = 1.0f;
-  s->hardness = s->next_hardness = 0.7f;
-  s->point = s->next_point = 0.0f;
+  s->hardness = s->next_hardness = 0.8f;
+  s->point = s->next_point = 0.0f;  /* the loudest point */
   s->glide_target = 0.0f;
   s->contact_on = 0;
   s->contact_triangle = 0;
   s->contact_u_target = s->contact_v_target = 0.0f;
   s->gain_target = 0.5f;
-  s->smooth_pole = expf(-1.0f / (0.01f * sample_rate_hz));
+  s->level = TESTBAR_LEVEL;
+  s->smooth_pole = expf(0.0f - 100.0f / sample_rate_hz);
   s->excitation = TESTBAR_EXCITE_IMPACT;
   s->size_target = 0.1f;
   s->speed_target = 0.3f;
   s->force_target = 0.5f;
   s->roughness_target = 1.0f;
   s->friction_target = 0.3f;
-  s->input_gain_target = 1.0f;
+  s->input_gain_target = 100.0f;
+  s->two_pi_over_sr = 6.28318530717958647692f / sample_rate_hz;
+  s->quarter_pi_over_sr = 0.785398163397448309616f / sample_rate_hz;
+  s->noise_scale_sr = 4.656613e-10f * sample_rate_hz;
   {
     int k;
     for (k = 0; k < 10; ++k) {
-      s->fractal_corner[k] = 20.0f * powf(2.0f, (float)k);  /* octave-spaced, 20 Hz .. 10 kHz */
-      s->fractal_b[k] = expf(-(6.28318530717958647692f * s->fractal_corner[k] / sample_rate_hz));
+      /* Corners 20 2^k Hz, 20 Hz .. 10 kHz: 2 pi p_k / SR. */
+      s->fractal_w[k] = 125.66370614359172954f * (float)(1 << k) / sample_rate_hz;
+      s->fractal_b[k] = expf(-1.0f * s->fractal_w[k]);
+    }
+    s->fractal_in_scale = 4.656613e-10f * sqrtf(1.5f * sample_rate_hz) * (1.0f - s->fractal_b[0]);
+  }
+  {
+    int l;
+    for (l = 0; l < TESTBAR_OUTPUTS; ++l) {
+      const float d = testbar_delay_s[l] * sample_rate_hz;
+      int k0 = (int)d - 1;
+      float x;
+      if (k0 < 0) k0 = 0;
+      if (k0 > TESTBAR_DELAY_RING - 4) k0 = TESTBAR_DELAY_RING - 4;  /* above 192 kHz: capped */
+      x = d - (float)k0;
+      s->delay_k0[l] = k0;
+      s->delay_h[l][0] = (x - 1.0f) * (x - 2.0f) * (x - 3.0f) / -6.0f;
+      s->delay_h[l][1] = x * (x - 2.0f) * (x - 3.0f) / 2.0f;
+      s->delay_h[l][2] = x * (x - 1.0f) * (x - 3.0f) / -2.0f;
+      s->delay_h[l][3] = x * (x - 1.0f) * (x - 2.0f) / 6.0f;
     }
   }
   testbar_compute_coefficients(s);
@@ -235,9 +314,9 @@ TESTBAR_INLINE void testbar_set_hardness(testbar_state* s, float hardness) { s->
 TESTBAR_INLINE void testbar_set_excitation_point(testbar_state* s, int point) { s->next_point = (float)point; }
 /* Continuous position between the excitation point and the next, in [0, 1]; smoothed. */
 TESTBAR_INLINE void testbar_set_glide(testbar_state* s, float glide) { s->glide_target = glide; }
-/* Moving contact (seed 003 2.3, Fig. 4): when on, the position is the point of triangle
- * `triangle` with barycentric weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the
- * edge); u and v are smoothed. Off: the excitation point and glide. */
+/* Moving contact: when on, the position is the point of triangle `triangle` with barycentric
+ * weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the edge); u and v are smoothed.
+ * Off: the excitation point and glide. */
 TESTBAR_INLINE void testbar_set_contact(testbar_state* s, int on, int triangle, float u, float v) {
   s->contact_on = on && TESTBAR_TRIANGLES > 0;
   s->contact_triangle = triangle < 0 ? 0 : (triangle >= TESTBAR_TRIANGLES ? (TESTBAR_TRIANGLES > 0 ? TESTBAR_TRIANGLES - 1 : 0) : triangle);
@@ -246,18 +325,20 @@ TESTBAR_INLINE void testbar_set_contact(testbar_state* s, int on, int triangle, 
 }
 /* Output gain; smoothed. */
 TESTBAR_INLINE void testbar_set_gain(testbar_state* s, float gain) { s->gain_target = gain; }
+/* Output level (not smoothed): TESTBAR_LEVEL by default, TESTBAR_PHYSICAL_SCALE for physical units. */
+TESTBAR_INLINE void testbar_set_level(testbar_state* s, float level) { s->level = level; }
 
 /* Contact model (TESTBAR_EXCITE_*) and its controls, smoothed like the gain:
  * size in [0, 1] (hammer and ball: low-pass at (1 - size) 9500 + 500 Hz), speed (m/s),
- * force (N), roughness (beta of the 1/f^beta profile), friction (Coulomb coefficient),
- * input gain (live input). */
+ * force (N, the normal force), roughness (beta of the 1/f^beta profile), friction (Coulomb
+ * coefficient), input gain (N per full-scale input sample; not smoothed). */
 TESTBAR_INLINE void testbar_set_excitation(testbar_state* s, int kind) { s->excitation = kind; }
 TESTBAR_INLINE void testbar_set_size(testbar_state* s, float size) { s->size_target = size; }
 TESTBAR_INLINE void testbar_set_speed(testbar_state* s, float mps) { s->speed_target = mps; }
 TESTBAR_INLINE void testbar_set_force(testbar_state* s, float newtons) { s->force_target = newtons; }
 TESTBAR_INLINE void testbar_set_roughness(testbar_state* s, float beta) { s->roughness_target = beta; }
 TESTBAR_INLINE void testbar_set_friction(testbar_state* s, float mu) { s->friction_target = mu; }
-TESTBAR_INLINE void testbar_set_input_gain(testbar_state* s, float gain) { s->input_gain_target = gain; }
+TESTBAR_INLINE void testbar_set_input_gain(testbar_state* s, float newtons) { s->input_gain_target = newtons; }
 
 /* One-pole low-pass y = (1 - b) x + b y[-1] (Faust m2dExcite.onePole). */
 TESTBAR_INLINE float testbar_one_pole(float* y1, float b, float x) {
@@ -265,119 +346,122 @@ TESTBAR_INLINE float testbar_one_pole(float* y1, float b, float x) {
   return *y1;
 }
 
-/* The force of the selected contact model for one sample, as momentum per sample; trig: a strike
- * starts on this sample; in: the live input sample. The same recursions as the Faust m2dExcite
- * environment (see there for the papers and equations). */
+/* The force (N) of the selected contact model for one sample; every model's state advances, as
+ * in the Faust program, so switching models mid-ring gives the same signal in both. trig: a
+ * strike starts on this sample; in: the live input sample (read by the input model only). The
+ * papers and equations are cited at the Faust m2dExcite environment. */
 TESTBAR_INLINE float testbar_contact_force(testbar_state* s, int trig, float in) {
   const float two_pi = 6.28318530717958647692f, sr = s->sample_rate_hz;
   const float p = s->smooth_pole;
-  float noise, x = 0.0f;
-  int k;
+  float raw, impact, hammer, micro = 0.0f, scrape, roll, fractal, fc, r, y, b, phase, env;
+  int k, ramp, since_burst;
   s->noise = s->noise * 1103515245u + 12345u;
-  noise = (float)(int)s->noise * (1.0f / 2147483647.0f);  /* no.noise */
+  raw = (float)(int)s->noise;  /* no.noise is raw / 2147483647 */
   s->size = s->size_target * (1.0f - p) + p * s->size;
   s->speed = s->speed_target * (1.0f - p) + p * s->speed;
   s->contact_force = s->force_target * (1.0f - p) + p * s->contact_force;
   s->roughness = s->roughness_target * (1.0f - p) + p * s->roughness;
   s->friction = s->friction_target * (1.0f - p) + p * s->friction;
-  s->input_gain = s->input_gain_target * (1.0f - p) + p * s->input_gain;
-  if (trig) {
-    s->hammer_velocity = s->strike_velocity;
-    /* Contact time 0.2 ms (hardness 1) to 10 ms (hardness 0). */
-    s->hammer_length = (int)(0.0002f * powf(50.0f, 1.0f - s->hardness) * sr + 0.5f);
-    if (s->hammer_length < 1) s->hammer_length = 1;
-    s->hammer_count = s->hammer_length;
-    s->burst_ramp = (int)(((1.0f - s->hardness) * 0.01f + 0.001f) * sr + 0.5f);
-    if (s->burst_ramp < 1) s->burst_ramp = 1;
-    s->burst_count = 2 * s->burst_ramp;
-    s->micro_burst = (int)(0.02f * sr + 0.5f);
-    if (s->micro_burst < 1) s->micro_burst = 1;
-    s->micro_count = s->micro_burst;
-    for (k = 0; k < 3; ++k) {
-      float f = s->fundamental_hz * testbar_micro_ratio[k];
-      s->micro_period[k] = (int)(sr / (f > 1.0f ? f : 1.0f) + 0.5f);
-      if (s->micro_period[k] < 1) s->micro_period[k] = 1;
-      s->micro_phase[k] = 0;
+  if (trig) s->velocity = s->strike_velocity;
+  s->since = trig ? 0 : (s->since + 1 < 16777216 ? s->since + 1 : 16777216);
+
+  /* Impact: F = (p / T)(1 - cos(2 pi t / T)) for t < T, T = 0.2 ms 50^(1 - hardness). */
+  {
+    if (s->hardness != s->cache_hardness) {
+      /* Recomputed only when the input changes: the same values, far fewer transcendentals. */
+      s->cache_hardness = s->hardness;
+      s->cache_contact = 0.0002f * powf(50.0f, 1.0f - s->hardness);
+      s->cache_ramp = (int)(sr * ((1.0f - s->hardness) * 0.01f + 0.001f) + 0.5f);
+      if (s->cache_ramp < 1) s->cache_ramp = 1;
+      s->cache_sqrt_ramp = sqrtf((float)s->cache_ramp);
     }
-  } else {
-    if (s->hammer_count > 0) --s->hammer_count;
-    if (s->burst_count > 0) --s->burst_count;
-    if (s->micro_count > 0) --s->micro_count;
-    for (k = 0; k < 3; ++k) s->micro_phase[k] = (s->micro_phase[k] + 1) % s->micro_period[k];
+    const float contact = s->cache_contact;
+    phase = (float)s->since / (contact * sr);
+    impact = phase < 1.0f ? s->velocity * (1.0f - cosf(two_pi * phase)) / contact : 0.0f;
   }
+
+  /* The filters below are written in the Faust compiler's normal form of the same expressions
+   * (same operations, same order), so both round alike: the shelving zeros sit close to 1, where
+   * an ulp of difference would change a section's gain by 1e-4. */
+  /* Hammer: noise burst, linear attack-release envelope, three one-pole low-passes. */
+  ramp = s->cache_ramp;
+  s->burst_count = trig ? 2 * ramp : (s->burst_count - 1 > 0 ? s->burst_count - 1 : 0);
+  since_burst = 2 * ramp - s->burst_count;
+  env = s->burst_count > 0 ? (since_burst < ramp ? (float)since_burst : (float)s->burst_count) / (float)ramp : 0.0f;
+  if (s->size != s->cache_size) {
+    s->cache_size = s->size;
+    s->cache_b = expf(-1.0f * s->two_pi_over_sr * (9500.0f * (1.0f - s->size) + 500.0f));
+  }
+  b = s->cache_b;
+  s->burst_lp[0] = b * s->burst_lp[0] + s->noise_scale_sr * (s->velocity * raw * env * (1.0f - b) / s->cache_sqrt_ramp);
+  s->burst_lp[1] = b * s->burst_lp[1] + s->burst_lp[0] * (1.0f - b);
+  s->burst_lp[2] = b * s->burst_lp[2] + s->burst_lp[1] * (1.0f - b);
+  hammer = s->burst_lp[2];
+
+  /* Micro-collisions: the impact plus three fractional-period impulse trains for 20 ms. */
+  env = 1.0f - (float)s->since / (0.02f * sr);
+  if (env < 0.0f) env = 0.0f;
+  for (k = 0; k < 3; ++k) {
+    const float inc = s->micro_inc[k], prev = s->micro_phase[k];
+    const int crossed = trig || prev + inc >= 1.0f;
+    const float late = trig ? 0.0f : (prev + inc - 1.0f) / inc;
+    micro += (crossed ? late : 0.0f) + s->micro_later[k];
+    s->micro_later[k] = crossed ? 1.0f - late : 0.0f;
+    s->micro_phase[k] = trig ? 0.0f : prev + inc - (float)(prev + inc >= 1.0f);
+  }
+  micro = impact + micro * (0.1f * s->hardness * s->velocity * env * env * sr);
+
+  /* Scrape and roll: white noise of 1 N^2/Hz, ten octave-spaced shelving sections (pole p_k,
+   * zero p_k 2^(beta/2)), a reson at 2000 Hz per m/s, quality 4. */
+  {
+    if (s->roughness != s->cache_roughness) {
+      const float half_beta = 0.5f * s->roughness;
+      const float zero_ratio = powf(2.0f, half_beta);
+      s->cache_roughness = s->roughness;
+      for (k = 0; k < 10; ++k) s->cache_c[k] = expf(-1.0f * s->fractal_w[k] * zero_ratio);
+      s->cache_level = powf(50.0f, half_beta);
+    }
+    float x = raw, x1 = s->fractal_x1[0];
+    s->fractal_x1[0] = raw;
+    for (k = 0; k < 10; ++k) {
+      const float c = s->cache_c[k];
+      /* Section 0 also scales the raw noise to 1 N^2/Hz. */
+      const float g = k == 0 ? s->fractal_in_scale : 1.0f - s->fractal_b[k];
+      const float out = s->fractal_b[k] * s->fractal_y1[k] + g * ((x - x1 * c) / (1.0f - c));
+      x1 = s->fractal_y1[k];
+      s->fractal_y1[k] = out;
+      x = out;
+    }
+    fractal = x * s->cache_level;
+  }
+  fc = 2000.0f * s->speed;
+  if (fc < 10.0f) fc = 10.0f;
+  if (fc != s->cache_fc) {
+    s->cache_fc = fc;
+    s->cache_r = expf(-1.0f * s->quarter_pi_over_sr * fc);
+    s->cache_cos = cosf(s->two_pi_over_sr * fc);
+  }
+  r = s->cache_r;
+  y = r * (2.0f * s->reson_y1 * s->cache_cos - r * s->reson_y2) + 0.5f * (fractal - s->reson_x2) * (1.0f - r * r);
+  s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
+  s->reson_y2 = s->reson_y1; s->reson_y1 = y;
+  /* 89.44 N per N of friction force: the level calibration of the Faust profileLevel. */
+  scrape = 89.44f * y * s->friction * s->contact_force;
+  s->roll_lp[0] = b * s->roll_lp[0] + 89.44f * y * s->contact_force * (1.0f - b);
+  s->roll_lp[1] = b * s->roll_lp[1] + s->roll_lp[0] * (1.0f - b);
+  roll = s->roll_lp[1];
+
   switch (s->excitation) {
-    case TESTBAR_EXCITE_IMPACT:
-    case TESTBAR_EXCITE_MICRO:
-      /* Seed 003 eq. 7: F(t) = Fmax (1 - cos(2 pi t / T)), scaled to deliver `velocity` in total. */
-      x = s->hammer_count > 0
-              ? s->hammer_velocity *
-                    (1.0f - cosf(two_pi * (float)(s->hammer_length - s->hammer_count) /
-                                 (float)s->hammer_length)) /
-                    (float)s->hammer_length
-              : 0.0f;
-      if (s->excitation == TESTBAR_EXCITE_MICRO) {
-        /* Seed 002: impulse trains at the dominant modal frequencies for 20 ms after the impact. */
-        const float env = (float)s->micro_count / (float)s->micro_burst;
-        const int pulses = (s->micro_phase[0] == 0) + (s->micro_phase[1] == 0) + (s->micro_phase[2] == 0);
-        x += (float)pulses * (0.1f * s->hardness * s->hammer_velocity * env * env);
-      }
-      break;
-    case TESTBAR_EXCITE_HAMMER: {
-      /* Seed 004 3.3: noise burst, linear attack-release envelope, three one-pole low-passes. */
-      const int since = 2 * s->burst_ramp - s->burst_count;
-      const float env = s->burst_count > 0
-                            ? (since < s->burst_ramp ? (float)since : (float)(2 * s->burst_ramp - since)) /
-                                  (float)s->burst_ramp
-                            : 0.0f;
-      const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
-      x = noise * env * s->hammer_velocity / sqrtf((float)s->burst_ramp);
-      for (k = 0; k < 3; ++k) x = testbar_one_pole(&s->burst_lp[k], b, x);
-      break;
-    }
-    case TESTBAR_EXCITE_SCRAPE:
-    case TESTBAR_EXCITE_ROLL: {
-      /* Seed 002: fractal 1/f^beta noise (ten octave-spaced shelving sections, pole p_k, zero
-       * p_k 2^(beta/2)) through a reson at 2000 Hz per m/s, quality 4, level friction * force. */
-      float fractal = noise, fc, r, c1, c2, u, y;
-      const int rolling = s->excitation == TESTBAR_EXCITE_ROLL;
-      const float zero_ratio = powf(2.0f, 0.5f * s->roughness);
-      for (k = 0; k < 10; ++k) {
-        const float b = s->fractal_b[k];
-        const float c = expf(-(two_pi * s->fractal_corner[k] * zero_ratio / sr));
-        const float out = (fractal - c * s->fractal_x1[k]) * ((1.0f - b) / (1.0f - c)) + b * s->fractal_y1[k];
-        s->fractal_x1[k] = fractal;
-        s->fractal_y1[k] = out;
-        fractal = out;
-      }
-      fractal *= 0.5f * powf(50.0f, 0.5f * s->roughness);
-      fc = s->speed * 2000.0f;
-      if (fc < 10.0f) fc = 10.0f;
-      r = expf(-(3.14159265358979323846f * fc / (4.0f * sr)));
-      c1 = 2.0f * r * cosf(two_pi * fc / sr);
-      c2 = r * r;
-      u = (fractal - s->reson_x2) * (0.5f * (1.0f - r * r));
-      y = u + (c1 * s->reson_y1 - c2 * s->reson_y2);
-      s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
-      s->reson_y2 = s->reson_y1; s->reson_y1 = y;
-      x = y * ((rolling ? 1.0f : s->friction) * s->contact_force);
-      if (rolling) {
-        /* The ball's size: two one-poles at (1 - size) 9500 + 500 Hz. */
-        const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
-        x = testbar_one_pole(&s->roll_lp[0], b, x);
-        x = testbar_one_pole(&s->roll_lp[1], b, x);
-      }
-      break;
-    }
-    case TESTBAR_EXCITE_INPUT:
-      x = in * s->input_gain;
-      break;
-    default:
-      break;
+    case TESTBAR_EXCITE_HAMMER: return hammer;
+    case TESTBAR_EXCITE_MICRO: return micro;
+    case TESTBAR_EXCITE_SCRAPE: return scrape;
+    case TESTBAR_EXCITE_ROLL: return roll;
+    case TESTBAR_EXCITE_INPUT: return in * s->input_gain_target;  /* not smoothed, as in Faust */
+    default: return impact;
   }
-  return x;
 }
 
-/* Strikes with the held parameters at the next processed sample; velocity scales the momentum. */
+/* Strikes with the held parameters at the next processed sample; velocity is the momentum (N s). */
 TESTBAR_INLINE void testbar_strike(testbar_state* s, float velocity) {
   s->strike_pending = 1;
   s->strike_velocity = velocity;
@@ -397,88 +481,100 @@ TESTBAR_INLINE void testbar_load_points(testbar_state* s, int key) {
   const int point_c = key % TESTBAR_POINTS;
   const int point_b = (key / TESTBAR_POINTS) % TESTBAR_POINTS;
   const int point_a = key / (TESTBAR_POINTS * TESTBAR_POINTS);
+  const float* ea = testbar_excite + (long)point_a * TESTBAR_MODES;
+  const float* eb = testbar_excite + (long)point_b * TESTBAR_MODES;
+  const float* ec = testbar_excite + (long)point_c * TESTBAR_MODES;
   int l, n;
-  for (l = 0; l < TESTBAR_OUTPUTS; ++l) {
-    const float* ga = testbar_gain + ((long)l * TESTBAR_POINTS + point_a) * TESTBAR_MODES;
-    const float* gb = testbar_gain + ((long)l * TESTBAR_POINTS + point_b) * TESTBAR_MODES;
-    const float* gc = testbar_gain + ((long)l * TESTBAR_POINTS + point_c) * TESTBAR_MODES;
-    for (n = 0; n < TESTBAR_PADDED_MODES; ++n) {
-      s->gain_a[l][n] = n < TESTBAR_MODES ? ga[n] * s->on[n] : 0.0f;
-      s->gain_b[l][n] = n < TESTBAR_MODES ? gb[n] * s->on[n] : 0.0f;
-      s->gain_c[l][n] = n < TESTBAR_MODES ? gc[n] * s->on[n] : 0.0f;
-    }
+  for (n = 0; n < TESTBAR_PADDED_MODES; ++n) {
+    s->shape_a[n] = n < TESTBAR_MODES ? s->on[n] * ea[n] : 0.0f;
+    s->shape_b[n] = n < TESTBAR_MODES ? s->on[n] * eb[n] : 0.0f;
+    s->shape_c[n] = n < TESTBAR_MODES ? s->on[n] * ec[n] : 0.0f;
   }
+  for (l = 0; l < TESTBAR_OUTPUTS; ++l)
+    for (n = 0; n < TESTBAR_PADDED_MODES; ++n) {
+      s->pickup[l][n] = TESTBAR_CONTACT_MIC ? 0.0f : (n < TESTBAR_MODES ? testbar_pickup[(long)l * TESTBAR_MODES + n] : 0.0f);
+      s->gain_a[l][n] = s->shape_a[n] * (TESTBAR_CONTACT_MIC ? s->shape_a[n] : s->pickup[l][n]);
+    }
   s->loaded_point = key;
 }
 
-/* The resonator bank over samples [m0, m1) of the block: eq. 6, then the velocity numerator,
- * accumulated per lane for point A (and point B when cross-fading). */
-TESTBAR_INLINE void testbar_run_modes(testbar_state* s, int m0, int m1, int crossfade, int third) {
+/* The resonator bank over samples [m0, m1) of the block, accumulated per lane. moving: the
+ * weights of points B and C are not all 0, so the shape is interpolated per sample (and, for
+ * the contact microphone, squared: excitation and pickup at the same point). */
+TESTBAR_INLINE void testbar_run_modes(testbar_state* s, int m0, int m1, int moving) {
   int base, m, j, l;
   for (base = 0; base < TESTBAR_PADDED_MODES; base += TESTBAR_LANES) {
-    float y1[TESTBAR_LANES], y2[TESTBAR_LANES], c1[TESTBAR_LANES], c2[TESTBAR_LANES], b1[TESTBAR_LANES];
+    float re[TESTBAR_LANES], im[TESTBAR_LANES], ca[TESTBAR_LANES], sb[TESTBAR_LANES], kv[TESTBAR_LANES];
     for (j = 0; j < TESTBAR_LANES; ++j) {
-      y1[j] = s->y1[base + j]; y2[j] = s->y2[base + j];
-      c1[j] = s->c1[base + j]; c2[j] = s->c2[base + j]; b1[j] = s->b1[base + j];
+      re[j] = s->re[base + j]; im[j] = s->im[base + j];
+      ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
     }
     for (m = m0; m < m1; ++m) {
       const float x = s->force[m];
       float v[TESTBAR_LANES];
       for (j = 0; j < TESTBAR_LANES; ++j) {
-        const float y = (c1[j] * y1[j] - c2[j] * y2[j]) + x;  /* seed 003 eq. 6 */
-        v[j] = y + b1[j] * y1[j];
-        y2[j] = y1[j];
-        y1[j] = y;
+        const float next_re = ca[j] * re[j] - sb[j] * im[j] + x;
+        const float next_im = sb[j] * re[j] + ca[j] * im[j];
+        re[j] = next_re;
+        im[j] = next_im;
+        v[j] = next_re - kv[j] * next_im;
       }
-      for (l = 0; l < TESTBAR_OUTPUTS; ++l) {
-        const float* TESTBAR_RESTRICT ga = s->gain_a[l] + base;
-        float* TESTBAR_RESTRICT acc_a = s->acc[l][0][m];
-        for (j = 0; j < TESTBAR_LANES; ++j) acc_a[j] += v[j] * ga[j];
-        if (crossfade) {
-          const float* TESTBAR_RESTRICT gb = s->gain_b[l] + base;
-          float* TESTBAR_RESTRICT acc_b = s->acc[l][1][m];
-          for (j = 0; j < TESTBAR_LANES; ++j) acc_b[j] += v[j] * gb[j];
+      if (!moving) {
+        for (l = 0; l < TESTBAR_OUTPUTS; ++l) {
+          const float* TESTBAR_RESTRICT g = s->gain_a[l] + base;
+          float* TESTBAR_RESTRICT acc = s->acc[l][m];
+          for (j = 0; j < TESTBAR_LANES; ++j) acc[j] += v[j] * g[j];
         }
-        if (third) {
-          const float* TESTBAR_RESTRICT gc = s->gain_c[l] + base;
-          float* TESTBAR_RESTRICT acc_c = s->acc[l][2][m];
-          for (j = 0; j < TESTBAR_LANES; ++j) acc_c[j] += v[j] * gc[j];
+      } else {
+        const float wb = s->weight[m], wc = s->weight_c[m];
+        const float* TESTBAR_RESTRICT ea = s->shape_a + base;
+        const float* TESTBAR_RESTRICT eb = s->shape_b + base;
+        const float* TESTBAR_RESTRICT ec = s->shape_c + base;
+        float shape[TESTBAR_LANES];
+        for (j = 0; j < TESTBAR_LANES; ++j) shape[j] = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
+        for (l = 0; l < TESTBAR_OUTPUTS; ++l) {
+          const float* TESTBAR_RESTRICT pk = TESTBAR_CONTACT_MIC ? shape : s->pickup[l] + base;
+          float* TESTBAR_RESTRICT acc = s->acc[l][m];
+          for (j = 0; j < TESTBAR_LANES; ++j) acc[j] += v[j] * (shape[j] * pk[j]);
         }
       }
     }
-    for (j = 0; j < TESTBAR_LANES; ++j) { s->y1[base + j] = y1[j]; s->y2[base + j] = y2[j]; }
+    for (j = 0; j < TESTBAR_LANES; ++j) { s->re[base + j] = re[j]; s->im[base + j] = im[j]; }
   }
 }
 
-/* Renders n samples. in: force input (momentum per sample), or NULL; outs: OUTPUTS buffers. */
+/* Renders n samples. in: the live input (read by the input contact model only), or NULL;
+ * outs: OUTPUTS buffers. */
 TESTBAR_INLINE void testbar_process(testbar_state* s, const float* in, float* const* outs, int n) {
   int done = 0;
   while (done < n) {
-    const int count = n - done < TESTBAR_BLOCK ? n - done : TESTBAR_BLOCK;
+    int count = n - done < TESTBAR_BLOCK ? n - done : TESTBAR_BLOCK;
     int m, l, j, start;
     /* Per-sample controls, in the order the Faust program computes them. */
     for (m = 0; m < count; ++m) {
-      float position, x;
-      int point_a;
       int trig = 0;
       if (s->first_sample) {
         s->first_sample = 0;
         testbar_apply(s);
       }
       if (s->strike_pending) {
+        /* A strike that retunes starts a new block, so the new coefficients take effect on its
+         * own sample, not at the start of this block. */
+        if (m > 0 && testbar_retunes(s)) {
+          count = m;
+          break;
+        }
         s->strike_pending = 0;
         testbar_apply(s);
         trig = 1;
       }
-      x = testbar_contact_force(s, trig, in ? in[m] : 0.0f);
-      /* The input is the force itself (the effect), unless the live-input model scales it. */
-      s->force[m] = in && s->excitation != TESTBAR_EXCITE_INPUT ? in[m] + x : x;
+      s->force[m] = testbar_contact_force(s, trig, in ? in[m] : 0.0f) * s->inv_sample_rate;
       s->glide = s->glide_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->glide;
       s->gain = s->gain_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->gain;
       s->contact_u = s->contact_u_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_u;
       s->contact_v = s->contact_v_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_v;
       if (s->contact_on) {
-        /* Barycentric gains over the triangle (seed 003 2.3): (1 - u - v) gA + u gB + v gC. */
+        /* Barycentric position over the triangle: (1 - u - v, u, v). */
         const int* t = testbar_triangle[s->contact_triangle];
         const float sum = s->contact_u + s->contact_v;
         const float scale = sum > 1.0f ? sum : 1.0f;
@@ -486,8 +582,8 @@ TESTBAR_INLINE void testbar_process(testbar_state* s, const float* in, float* co
         s->weight[m] = s->contact_u / scale;
         s->weight_c[m] = s->contact_v / scale;
       } else {
-        int point_b;
-        position = s->point + s->glide;
+        int point_a, point_b;
+        float position = s->point + s->glide;
         if (position > (float)(TESTBAR_POINTS - 1)) position = (float)(TESTBAR_POINTS - 1);
         if (position < 0.0f) position = 0.0f;
         point_a = (int)position;
@@ -497,31 +593,31 @@ TESTBAR_INLINE void testbar_process(testbar_state* s, const float* in, float* co
         s->weight[m] = position - (float)point_a;
         s->weight_c[m] = 0.0f;
       }
-      s->out_gain[m] = s->gain;
+      s->out_gain[m] = s->gain * s->level;
     }
     for (l = 0; l < TESTBAR_OUTPUTS; ++l)
       for (m = 0; m < count; ++m)
-        for (j = 0; j < TESTBAR_LANES; ++j) { s->acc[l][0][m][j] = 0.0f; s->acc[l][1][m][j] = 0.0f; s->acc[l][2][m][j] = 0.0f; }
-    /* Runs of samples with the same pair of points; cross-fade only where the weight is not 0. */
+        for (j = 0; j < TESTBAR_LANES; ++j) s->acc[l][m][j] = 0.0f;
+    /* Runs of samples with the same points; the per-sample interpolation only where a weight is
+     * not 0. */
     start = 0;
     while (start < count) {
-      int end = start + 1, crossfade = s->weight[start] != 0.0f, third = s->weight_c[start] != 0.0f;
+      int end = start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f;
       while (end < count && s->point_a[end] == s->point_a[start]) {
-        crossfade |= s->weight[end] != 0.0f;
-        third |= s->weight_c[end] != 0.0f;
+        moving |= s->weight[end] != 0.0f || s->weight_c[end] != 0.0f;
         ++end;
       }
       if (s->loaded_point != s->point_a[start]) testbar_load_points(s, s->point_a[start]);
-      testbar_run_modes(s, start, end, crossfade, third);
-      for (m = start; m < end; ++m)
+      testbar_run_modes(s, start, end, moving);
+      for (m = start; m < end; ++m) {
         for (l = 0; l < TESTBAR_OUTPUTS; ++l) {
-          float a = 0.0f, b = 0.0f, c = 0.0f, y;
-          for (j = 0; j < TESTBAR_LANES; ++j) { a += s->acc[l][0][m][j]; b += s->acc[l][1][m][j]; c += s->acc[l][2][m][j]; }
-          /* The Faust bank's mix: A + wB (B - A) + wC (C - A). */
-          y = crossfade ? a + s->weight[m] * (b - a) : a;
-          if (third) y += s->weight_c[m] * (c - a);
+          float y = 0.0f;
+          for (j = 0; j < TESTBAR_LANES; ++j) y += s->acc[l][m][j];
+
           outs[l][done + m] = y * s->out_gain[m];
         }
+
+      }
       start = end;
     }
     if (in) in += count;
@@ -532,7 +628,7 @@ TESTBAR_INLINE void testbar_process(testbar_state* s, const float* in, float* co
 #ifdef __cplusplus
 namespace mesh2dsp_models {
 
-// C++ face of the same model: prepare / reset / strike / process (DESIGN.md, "Generated code").
+// C++ face of the same model: prepare / reset / strike / process.
 class Testbar {
  public:
   static constexpr int kModes = TESTBAR_MODES;
@@ -551,6 +647,10 @@ class Testbar {
   // Continuous, smoothed.
   void setGlide(float glide) { testbar_set_glide(&state_, glide); }
   void setGain(float gain) { testbar_set_gain(&state_, gain); }
+  // Output level: kLevel by default; kPhysicalScale (with gain 1) for the surface velocity in m/s.
+  static constexpr float kLevel = TESTBAR_LEVEL;
+  static constexpr float kPhysicalScale = TESTBAR_PHYSICAL_SCALE;
+  void setLevel(float level) { testbar_set_level(&state_, level); }
   // Moving contact: triangle of the model's triangulation and barycentric (u, v), smoothed.
   static constexpr int kTriangles = TESTBAR_TRIANGLES;
   void setContact(bool on, int triangle, float u, float v) { testbar_set_contact(&state_, on ? 1 : 0, triangle, u, v); }
@@ -562,12 +662,16 @@ class Testbar {
   void setRoughness(float beta) { testbar_set_roughness(&state_, beta); }
   void setFriction(float mu) { testbar_set_friction(&state_, mu); }
   void setInputGain(float gain) { testbar_set_input_gain(&state_, gain); }
-  // The next sample of the selected contact model's force alone (advances its state): what
-  // process() feeds the modes. For analysis and tests.
+  // The next sample of the selected contact model's force alone, in newtons (advances every
+  // model's state): what process() feeds the modes, divided by the rate. For analysis and tests.
   float contactForce(bool trig, float in = 0.0f) { return testbar_contact_force(&state_, trig ? 1 : 0, in); }
-  // position in [0, kExcitationPoints - 1]; velocity scales the momentum of the strike.
+  // Strikes at the excitation point and glide already set (the Faust gate's rising edge);
+  // velocity: the strike's momentum in N s.
+  void trigger(float velocity = 1.0f) { testbar_strike(&state_, velocity); }
+  // position in [0, kExcitationPoints - 1]; velocity: the strike's momentum in N s.
   void strike(float position, float velocity = 1.0f) { testbar_strike_at(&state_, position, velocity); }
-  // in: force (momentum per sample) or nullptr; out: output 0. n: any length.
+  // in: the live input (the input contact model's force, times the input gain) or nullptr;
+  // out: output 0. n: any length.
   void process(const float* in, float* out, int n) {
     float* outs[kOutputs] = {out};
     float scratch[kOutputs > 1 ? TESTBAR_BLOCK : 1];

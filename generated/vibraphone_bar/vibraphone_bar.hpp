@@ -6,26 +6,37 @@
  * Dependency-free (only <math.h>, for the coefficients), no heap, no exceptions, no RTTI, float.
  * The same text compiles as C99/C11 (functions vibraphone_bar_*) and as C++ (class
  * mesh2dsp_models::VibraphoneBar at the end), so one header serves C-only embedded toolchains
- * and C++ hosts alike. It is the same filter as vibraphone_bar.dsp (resonator "reson"): fed the same
- * input at the same sample rate the two agree to float precision.
+ * and C++ hosts alike. It is the same instrument as vibraphone_bar.dsp (resonator "reson"), sample
+ * for sample: the same held and smoothed controls, the same contact models all running at once,
+ * strikes and parameter changes at the sample where they happen. Fed the same events at the
+ * same rate the two agree within 1e-4 of the peak (single-precision rounding in a different
+ * order); a randomized differential test checks it.
  *
  * Use (C++):
- *   mesh2dsp_models::VibraphoneBar model;      // ~27 KiB of state: make it static or a member
+ *   mesh2dsp_models::VibraphoneBar model;      // ~11 KiB of state: make it static or a member
  *   model.prepare(48000.0f);                    // coefficients from the sample rate, never baked
- *   model.strike(0.0f, 1.0f);                   // excitation point 0, unit momentum
- *   model.process(nullptr, out, 256);           // nullptr: no external force input
+ *   model.strike(0.0f, 1.0f);                   // excitation point 0, a momentum of 1 N s
+ *   model.process(nullptr, out, 256);           // nullptr: no live input
  * Use (C): vibraphone_bar_state s; vibraphone_bar_prepare(&s, 48000.0f); vibraphone_bar_strike_at(&s, 0.0f, 1.0f);
  *          float* outs[VIBRAPHONE_BAR_OUTPUTS] = {out}; vibraphone_bar_process(&s, NULL, outs, 256);
+ * As an effect (audio in = force): set_excitation(VIBRAPHONE_BAR_EXCITE_INPUT) and set_input_gain(newtons
+ * of a full-scale sample); the input is read only by that contact model.
  *
- * The model (van den Doel & Pai, "Modal Synthesis for Vibrating Objects", seed 003): mode n is a
- * reson, eq. 6, with R = exp(-sigma_n/SR) and theta = omega_d,n/SR. Its input is the force on the
- * object as the momentum (N s) delivered in each sample; its output is the surface velocity,
- * whose continuous impulse response exp(-sigma t)(cos(omega_d t) - sigma/omega_d sin(omega_d t))
- * the filter reproduces exactly at the sampling instants (impulse invariance): the all-pole part
- * is eq. 6, the one-zero numerator 1 + b1 z^-1 turns its sine response into the velocity.
- * Output the surface velocity at the struck point along the strike direction (contact microphone). Every gain carries the overall normalisation
- * 0.02033444681225712 (1 / the largest sum of |gains| over points and outputs), so a unit-momentum
- * strike starts at most at 1. Modes at or above Nyquist are switched off at prepare.
+ * The model: mode n's velocity response to a unit momentum is
+ * exp(-sigma t)(cos(omega_d t) - sigma/omega_d sin(omega_d t)), reproduced exactly at the
+ * sampling instants (impulse invariance) with the poles R exp(+-i theta), R = exp(-sigma/SR),
+ * theta = omega_d/SR of van den Doel & Pai, "Modal Synthesis for Vibrating Objects" (2003),
+ * eq. 6, but as a coupled-form (rotation) recursion: its coefficients R cos(theta) and
+ * R sin(theta) keep the pitch of low modes exact in single precision (the direct form's
+ * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
+ * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
+ * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
+ * Levels: every gain carries the normalisation 0.02033444681225712 (1 / the largest sum of |gains|
+ * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
+ * by the gain (default 0.5) and the level VIBRAPHONE_BAR_LEVEL, chosen so a default strike
+ * (point 2, the loudest, hardness 0.8) peaks near -6 dBFS and the same strike at
+ * hardness 1 below -1 dBFS. For physical units call set_level(VIBRAPHONE_BAR_PHYSICAL_SCALE) and set_gain(1):
+ * the output is then the surface velocity in m/s. Modes at or above Nyquist are switched off at prepare.
  *
  * State is laid out as structure-of-arrays, VIBRAPHONE_BAR_LANES modes side by side, so the compiler
  * vectorises across modes (build with -O3 -ffp-contract=fast and your target's SIMD flags).
@@ -42,6 +53,11 @@
 #define VIBRAPHONE_BAR_OUTPUTS 1
 #define VIBRAPHONE_BAR_FUNDAMENTAL_HZ 232.779
 #define VIBRAPHONE_BAR_TRIANGLES 12
+/* 1: one output, the contact microphone (the pickup is the excitation point itself). */
+#define VIBRAPHONE_BAR_CONTACT_MIC 1
+/* The default output level, and the level that makes the output the surface velocity in m/s. */
+#define VIBRAPHONE_BAR_LEVEL 7.8571115f
+#define VIBRAPHONE_BAR_PHYSICAL_SCALE 49.177635f
 /* Modes computed side by side: 32 lets GCC vectorise the mode loops on SSE/AVX/AVX-512/NEON
  * hosts (at 16 it unrolls them into scalar code instead); 1 suits a Cortex-M4F (no SIMD). */
 #ifndef VIBRAPHONE_BAR_LANES
@@ -67,48 +83,63 @@
 #define VIBRAPHONE_BAR_INLINE static inline
 #endif
 
-/* Frequency of mode n over the fundamental's. */
-static const float vibraphone_bar_frequency_ratio[VIBRAPHONE_BAR_MODES] = {
-1.0f, 3.425292f, 4.3282104f, 9.096907f, 10.601054f, 15.2351675f, 18.029806f, 22.784842f, 25.400442f, 25.871988f, 27.309153f, 30.961754f, 36.033764f, 39.190975f, 46.55049f, 47.083534f, 49.151146f, 49.689713f, 59.747383f, 60.034184f, 64.80493f, 69.117035f, 72.465385f, 73.907776f, 79.2491f, 79.55212f, 85.377785f
+/* Angular frequency of mode n over the fundamental's frequency: 2 pi f_n / f_0. */
+static const float vibraphone_bar_omega_ratio[VIBRAPHONE_BAR_MODES] = {
+6.2831855f, 21.521746f, 27.194946f, 57.15755f, 66.60838f, 95.72538f, 113.284615f, 143.16139f, 159.59569f, 162.5585f, 171.58847f, 194.53844f, 226.40683f, 246.24416f, 292.48538f, 295.83456f, 308.82574f, 312.20966f, 375.40387f, 377.2059f, 407.18137f, 434.27515f, 455.31342f, 464.37628f, 497.93677f, 499.84067f, 536.44446f
 };
 /* Decay rate sigma_n = xi_n omega_n (1/s): the amplitude envelope is exp(-sigma_n t). */
 static const float vibraphone_bar_decay_per_s[VIBRAPHONE_BAR_MODES] = {
 2.5320878f, 2.876473f, 3.101112f, 5.1553764f, 6.1060915f, 9.947887f, 12.930876f, 19.1583f, 23.202425f, 23.978218f, 26.430683f, 33.260242f, 44.16371f, 51.784546f, 72.0324f, 73.63392f, 80.0186f, 81.72671f, 117.04507f, 118.14739f, 137.25806f, 155.78824f, 170.99997f, 177.77458f, 204.02423f, 205.56828f, 236.39903f
 };
-/* Contact models (the Faust m2dExcite environment, templates/faust/excitations.lib.mustache):
- * vibraphone_bar_set_excitation takes one of these. The Faust menu lists only the models compiled in
- * with generate --excitation, in this order. */
-#define VIBRAPHONE_BAR_EXCITE_IMPACT 0 /* seed 003 eq. 7 raised cosine */
-#define VIBRAPHONE_BAR_EXCITE_HAMMER 1 /* seed 004 3.3 noise burst, attack-release, low-pass */
-#define VIBRAPHONE_BAR_EXCITE_MICRO 2  /* seed 002 impact + micro-collision impulse trains */
-#define VIBRAPHONE_BAR_EXCITE_SCRAPE 3 /* seed 002 fractal noise through a speed-tuned reson */
-#define VIBRAPHONE_BAR_EXCITE_ROLL 4   /* seed 002 scrape + size low-pass */
-#define VIBRAPHONE_BAR_EXCITE_INPUT 5  /* seed 003 3.4 the input signal is the force */
+/* Their squares, as the Faust program has them (so both compute bit-identical coefficients). */
+static const float vibraphone_bar_omega_ratio2[VIBRAPHONE_BAR_MODES] = {
+39.478416f, 463.18552f, 739.5651f, 3266.9856f, 4436.6772f, 9163.349f, 12833.404f, 20495.184f, 25470.783f, 26425.266f, 29442.602f, 37845.203f, 51260.05f, 60636.184f, 85547.695f, 87518.09f, 95373.35f, 97474.875f, 140928.06f, 142284.28f, 165796.67f, 188594.89f, 207310.31f, 215645.33f, 247941.02f, 249840.69f, 287772.66f
+};
+static const float vibraphone_bar_decay2[VIBRAPHONE_BAR_MODES] = {
+6.411468f, 8.274097f, 9.616895f, 26.577908f, 37.28435f, 98.96047f, 167.20755f, 367.0405f, 538.35254f, 574.95496f, 698.581f, 1106.2437f, 1950.4333f, 2681.6394f, 5188.6665f, 5421.954f, 6402.9766f, 6679.2544f, 13699.548f, 13958.807f, 18839.773f, 24269.977f, 29240.99f, 31603.803f, 41625.887f, 42258.316f, 55884.504f
+};
+/* Contact models (the Faust program's m2dExcite environment): vibraphone_bar_set_excitation takes one
+ * of these. The Faust menu lists only the models compiled in with generate --excitation, in
+ * this order. All of them run every sample; the selection picks one output. */
+#define VIBRAPHONE_BAR_EXCITE_IMPACT 0 /* van den Doel & Pai 2003, eq. 7: raised cosine */
+#define VIBRAPHONE_BAR_EXCITE_HAMMER 1 /* Hiner 2024 (Mesh2Faust's hammer): noise burst, low-pass */
+#define VIBRAPHONE_BAR_EXCITE_MICRO 2  /* FoleyAutomatic 2001: impact + micro-collision trains */
+#define VIBRAPHONE_BAR_EXCITE_SCRAPE 3 /* FoleyAutomatic 2001: fractal noise, speed-tuned reson */
+#define VIBRAPHONE_BAR_EXCITE_ROLL 4   /* FoleyAutomatic 2001: scrape + size low-pass */
+#define VIBRAPHONE_BAR_EXCITE_INPUT 5  /* van den Doel & Pai 2003, 3.4: the input is the force */
 /* Frequency ratios of the three dominant modes (largest gain at point 0): the micro-collision
  * impulse trains. */
 static const float vibraphone_bar_micro_ratio[3] = { 39.190975f, 72.465385f, 85.377785f };
 
 /* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
- * triangle and barycentric weights (u, v) toward its second and third point (seed 003 2.3). */
+ * triangle and barycentric weights (u, v) toward its second and third point. */
 static const int vibraphone_bar_triangle[12][3] = { {0, 3, 4}, {0, 7, 3}, {0, 4, 6}, {0, 6, 7}, {1, 2, 4}, {1, 7, 2}, {1, 4, 5}, {1, 5, 7}, {2, 6, 4}, {2, 7, 6}, {3, 5, 4}, {3, 7, 5} };
 
-/* Normalised gain of mode n at output l for excitation point k: [(l * POINTS + k) * MODES + n]. */
-static const float vibraphone_bar_gain[VIBRAPHONE_BAR_OUTPUTS * VIBRAPHONE_BAR_POINTS * VIBRAPHONE_BAR_MODES] = {
-0.023469377f, 0.028767303f, 0.018754609f, 0.0075252973f, 0.017790658f, 0.00952477f, 0.017256385f, 0.020723885f, 0.0028378933f, 0.021114195f, 0.0011436145f, 0.035097856f, 0.016399657f, 0.040289063f, 0.009900188f, 0.012708279f, 0.00078818924f, 0.028835712f, 0.016047753f, 0.030173177f, 3.455542e-05f, 0.0008049593f, 0.03857806f, 0.0051581706f, 0.00081256323f, 0.002946985f, 0.0382195f, 0.016841175f, 0.011152058f, 0.01211335f, 0.010042905f, 0.008589786f, 0.008794179f, 0.009933196f, 0.002210521f, 0.019764354f, 0.0011455091f, 0.012709657f, 0.015081076f, 0.00938081f, 0.016659118f, 0.01851522f, 0.008852345f, 1.4524305e-05f, 0.005147254f, 0.0036151954f, 0.02176071f, 0.0001327366f, 0.0019806451f, 0.017090717f, 0.00573381f, 0.0005427363f, 0.0035907733f, 0.017083349f, 0.06600879f, 7.4812974e-08f, 2.9845146e-09f, 0.00057425763f, 0.14915764f, 0.022440072f, 9.27884e-08f, 2.3518593e-05f, 4.9410548e-05f, 0.08376202f, 0.029959014f, 0.014538999f, 9.120905e-08f, 0.00013657477f, 0.003072643f, 0.108649544f, 0.26921746f, 0.0022281576f, 5.999901e-06f, 4.615848e-05f, 0.00014177387f, 1.4430238e-05f, 0.017217137f, 0.103920385f, 0.12883423f, 8.9778644e-07f, 6.0412674e-07f, 0.0013743932f, 0.050392434f, 0.016993113f, 0.00092523865f, 0.022293812f, 0.0025505575f, 0.018642882f, 0.0029091414f, 4.9685506e-05f, 0.004306488f, 0.001759679f, 0.03134362f, 0.00031761508f, 0.06254079f, 0.0076811556f, 0.012132952f, 0.0031087513f, 0.041546393f, 0.033829115f, 0.005593291f, 0.005877788f, 0.0018898482f, 0.002409419f, 0.027346f, 0.03024573f, 0.00014549543f, 0.0394667f, 0.0011601043f, 0.037148047f, 0.014461449f, 0.00024236736f, 0.01847389f, 0.0021120922f, 0.015194574f, 0.0036758347f, 0.000622658f, 0.0035185665f, 0.0013309941f, 0.023805462f, 0.00020336326f, 0.04806469f, 0.0018003095f, 0.009762628f, 1.7520815e-05f, 0.040610824f, 0.01774965f, 0.012093806f, 0.003925837f, 0.002983286f, 0.0030771638f, 0.020572666f, 0.017175071f, 0.0003274052f, 0.03443578f, 0.01606802f, 0.028979607f, 0.037729956f, 0.006025371f, 0.0069170725f, 0.00942394f, 0.006457193f, 0.09318054f, 0.00037590924f, 0.02047423f, 0.021297274f, 0.084155865f, 0.03246419f, 0.0060727713f, 0.012590272f, 0.00023693465f, 0.0110838795f, 0.034505412f, 0.04462512f, 0.06299351f, 0.08718454f, 0.014093154f, 0.016821548f, 0.046617374f, 0.13078345f, 0.00046755697f, 0.025666041f, 0.012138431f, 0.042403653f, 0.0395999f, 0.0021511738f, 0.018932676f, 0.0032653601f, 0.00027655798f, 0.032951295f, 0.021746526f, 0.0116705345f, 0.005882797f, 0.097881325f, 0.043674164f, 0.043461464f, 0.00038435668f, 0.025443431f, 0.0073007047f, 0.00036370187f, 0.0025389371f, 0.069159426f, 0.045562405f, 0.0003887424f, 0.089919485f, 0.027887458f, 0.121980906f, 0.0015743109f, 0.015197209f, 0.031303827f, 0.051574305f, 0.02058039f, 7.931179e-05f, 0.014592531f, 0.023187809f, 0.012855367f, 0.022460978f, 0.018784441f, 0.006212893f, 0.004546018f, 0.051808763f, 0.006798259f, 0.052454997f, 0.021482073f, 0.0038388306f, 0.00042289958f, 0.024392698f, 2.545259e-07f, 0.036356024f, 7.733464e-05f, 2.7941689e-05f, 0.026832867f, 1.528926e-06f, 0.0012677595f, 3.8414368e-05f, 0.020649206f
+/* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
+static const float vibraphone_bar_excite[VIBRAPHONE_BAR_POINTS * VIBRAPHONE_BAR_MODES] = {
+-0.15319718f, 0.16960926f, 0.13694747f, -0.08674847f, -0.13338163f, -0.097594924f, 0.13136356f, -0.14395793f, -0.05327188f, 0.14530724f, -0.03381737f, -0.18734422f, 0.12806115f, 0.20072135f, -0.09949969f, 0.112731f, -0.028074708f, -0.16981082f, -0.12667973f, 0.17370428f, -0.005878386f, -0.028371803f, -0.19641298f, -0.07182041f, -0.028505495f, 0.054286137f, 0.19549808f, 0.12977354f, -0.10560331f, 0.11006067f, 0.100214295f, 0.092681095f, -0.093777284f, 0.09966542f, 0.047016177f, 0.14058575f, -0.03384537f, 0.11273711f, -0.12280504f, 0.09685458f, -0.12907021f, -0.13607064f, -0.0940869f, -0.0038110765f, -0.07174437f, -0.060126495f, -0.14751512f, -0.011521137f, -0.044504438f, -0.13073148f, 0.07572193f, 0.023296703f, -0.05992306f, -0.13070329f, -0.25692177f, -0.0002735196f, -5.4630713e-05f, -0.023963673f, 0.38620934f, -0.1498001f, -0.0003046119f, -0.0048495973f, -0.007029264f, 0.2894167f, -0.17308672f, 0.120577775f, -0.00030200835f, -0.011686522f, -0.055431426f, -0.3296203f, -0.5188617f, -0.047203362f, -0.0024494696f, 0.0067940033f, 0.011906884f, -0.0037987153f, 0.13121408f, -0.32236686f, 0.35893485f, 0.00094751595f, 0.0007772559f, 0.03707281f, -0.2244826f, -0.13035764f, 0.030417735f, 0.14931113f, 0.050503045f, -0.13653894f, -0.05393646f, -0.0070487945f, -0.065623835f, 0.04194853f, -0.17704129f, 0.017821759f, 0.25008157f, -0.0876422f, 0.11014968f, -0.055756178f, -0.20382933f, -0.18392693f, 0.07478831f, -0.076666735f, -0.043472383f, 0.049085833f, -0.16536626f, -0.173913f, -0.012062148f, -0.19866228f, 0.034060303f, -0.1927383f, 0.12025577f, -0.015568152f, 0.13591869f, -0.045957506f, 0.12326627f, -0.060628664f, 0.024953116f, -0.059317503f, 0.036482792f, 0.15429018f, -0.014260549f, 0.21923661f, 0.042430054f, 0.098806016f, 0.0041857874f, 0.20152128f, 0.13322781f, 0.109971836f, 0.0626565f, -0.054619465f, -0.055472188f, -0.14343174f, -0.1310537f, 0.018094342f, -0.1855688f, 0.1267597f, 0.17023398f, 0.194242f, -0.07762326f, 0.08316894f, -0.09707698f, -0.08035666f, 0.30525488f, 0.01938838f, 0.14308819f, -0.14593586f, -0.2900963f, -0.18017821f, -0.07792799f, 0.112206385f, 0.015392682f, -0.105280004f, 0.18575633f, -0.21124658f, 0.2509851f, 0.2952703f, -0.11871459f, 0.12969792f, 0.21591057f, -0.36163995f, 0.021623066f, -0.16020624f, -0.110174544f, -0.20592147f, 0.19899723f, 0.046380747f, -0.13759606f, -0.05714333f, 0.016630033f, -0.18152492f, -0.14746703f, -0.10803025f, 0.07669939f, -0.31285992f, -0.20898364f, 0.20847413f, 0.019605016f, -0.15950997f, 0.08544416f, 0.01907097f, 0.050387867f, -0.2629818f, 0.21345352f, -0.019716552f, 0.29986578f, -0.16699539f, 0.34925765f, -0.039677586f, -0.123276964f, 0.17692888f, 0.22709976f, -0.14345868f, 0.008905716f, 0.12079955f, -0.15227544f, -0.113381505f, -0.14986987f, -0.13705635f, -0.078821905f, 0.06742416f, -0.22761539f, -0.08245156f, 0.22903056f, -0.14656764f, -0.061958298f, -0.020564523f, -0.15618162f, -0.0005045056f, 0.19067256f, 0.008794012f, 0.00528599f, -0.1638074f, 0.0012364974f, 0.03560561f, -0.0061979326f, 0.14369832f
+};
+/* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
+ * whose pickup is the interpolated shape at the contact). */
+static const float vibraphone_bar_pickup[1] = {
+0.0f
 };
 
+/* Each output's delay behind the nearest listener (s): the interaural delay. */
+static const float vibraphone_bar_delay_s[VIBRAPHONE_BAR_OUTPUTS] = { 0.0f };
+#define VIBRAPHONE_BAR_DELAY_RING 8
+
 typedef struct {
-  float sample_rate_hz;
-  /* Held per strike, like the Faust instrument's ba.sAndH(gate): set by the setters, taken over
-   * at the next strike (or by vibraphone_bar_apply for effect use), because changing them while the
-   * object rings would click. */
+  float sample_rate_hz, inv_sample_rate;
+  /* Latched at the strike, like the Faust instrument's ba.sAndH(rise(gate)): set by the setters,
+   * taken over at the next strike (or by vibraphone_bar_apply for effect use), because changing them
+   * while the object rings would click. */
   float fundamental_hz, t60_scale, hardness, point;
   float next_fundamental_hz, next_t60_scale, next_hardness, next_point;
   /* Continuous controls, smoothed by a 10 ms one-pole (Faust si.smooth(ba.tau2pole(0.01))). */
-  float glide_target, glide, gain_target, gain, smooth_pole;
-  /* The raised-cosine hammer (seed 003 eq. 7). */
-  int strike_pending, hammer_count, hammer_length;
-  float strike_velocity, hammer_velocity;
+  float glide_target, glide, gain_target, gain, smooth_pole, level;
+  int strike_pending;
+  float strike_velocity;
   int loaded_point; /* the points (key (a P + b) P + c) whose gains are loaded; -1: none */
   /* Moving contact: on, triangle, smoothed barycentric weights. */
   int contact_on, contact_triangle;
@@ -119,78 +150,103 @@ typedef struct {
   float size_target, size, speed_target, speed, force_target, contact_force;
   float roughness_target, roughness, friction_target, friction, input_gain_target, input_gain;
   unsigned int noise;  /* no.noise's LCG: r = 1103515245 r + 12345 (mod 2^32), seed 0 */
-  int burst_count, burst_ramp;       /* hammer envelope */
-  float burst_lp[3];                 /* hammer low-pass */
-  int micro_count, micro_burst, micro_period[3], micro_phase[3];
-  float fractal_x1[10], fractal_y1[10], fractal_b[10], fractal_corner[10];
+  int since;           /* samples since the strike (saturating) */
+  float velocity;      /* the strike's momentum (N s) */
+  int burst_count;     /* hammer envelope */
+  float burst_lp[3];   /* hammer low-pass */
+  float micro_inc[3], micro_phase[3], micro_later[3];
+  float fractal_x1[1], fractal_y1[10], fractal_b[10], fractal_w[10], fractal_in_scale;
+  float two_pi_over_sr, quarter_pi_over_sr, noise_scale_sr;
+  /* Values of the contact models that change only with their inputs (-1: not computed yet). */
+  float cache_hardness, cache_contact, cache_sqrt_ramp, cache_size, cache_b, cache_roughness, cache_level;
+  float cache_c[10], cache_fc, cache_r, cache_cos;
+  int cache_ramp;
   float reson_x1, reson_x2, reson_y1, reson_y2, roll_lp[2];
-  VIBRAPHONE_BAR_ALIGN float c1[VIBRAPHONE_BAR_PADDED_MODES];  /* 2 R cos(theta) */
-  VIBRAPHONE_BAR_ALIGN float c2[VIBRAPHONE_BAR_PADDED_MODES];  /* R^2 */
-  VIBRAPHONE_BAR_ALIGN float b1[VIBRAPHONE_BAR_PADDED_MODES];  /* numerator: velocity from eq. 6's state */
+  VIBRAPHONE_BAR_ALIGN float ca[VIBRAPHONE_BAR_PADDED_MODES];  /* R cos(theta) */
+  VIBRAPHONE_BAR_ALIGN float sb[VIBRAPHONE_BAR_PADDED_MODES];  /* R sin(theta) */
+  VIBRAPHONE_BAR_ALIGN float kv[VIBRAPHONE_BAR_PADDED_MODES];  /* sigma / omega_d: velocity = re - kv im */
   VIBRAPHONE_BAR_ALIGN float on[VIBRAPHONE_BAR_PADDED_MODES];  /* 0 above Nyquist */
-  VIBRAPHONE_BAR_ALIGN float y1[VIBRAPHONE_BAR_PADDED_MODES];  /* y[m-1] */
-  VIBRAPHONE_BAR_ALIGN float y2[VIBRAPHONE_BAR_PADDED_MODES];  /* y[m-2] */
-  VIBRAPHONE_BAR_ALIGN float gain_a[VIBRAPHONE_BAR_OUTPUTS][VIBRAPHONE_BAR_PADDED_MODES]; /* point kA, times on */
-  VIBRAPHONE_BAR_ALIGN float gain_b[VIBRAPHONE_BAR_OUTPUTS][VIBRAPHONE_BAR_PADDED_MODES]; /* point kB, times on */
-  VIBRAPHONE_BAR_ALIGN float gain_c[VIBRAPHONE_BAR_OUTPUTS][VIBRAPHONE_BAR_PADDED_MODES]; /* point kC, times on */
-  VIBRAPHONE_BAR_ALIGN float force[VIBRAPHONE_BAR_BLOCK];
+  VIBRAPHONE_BAR_ALIGN float re[VIBRAPHONE_BAR_PADDED_MODES];
+  VIBRAPHONE_BAR_ALIGN float im[VIBRAPHONE_BAR_PADDED_MODES];
+  VIBRAPHONE_BAR_ALIGN float shape_a[VIBRAPHONE_BAR_PADDED_MODES]; /* shape at point A, times on */
+  VIBRAPHONE_BAR_ALIGN float shape_b[VIBRAPHONE_BAR_PADDED_MODES];
+  VIBRAPHONE_BAR_ALIGN float shape_c[VIBRAPHONE_BAR_PADDED_MODES];
+  VIBRAPHONE_BAR_ALIGN float pickup[VIBRAPHONE_BAR_OUTPUTS][VIBRAPHONE_BAR_PADDED_MODES];
+  VIBRAPHONE_BAR_ALIGN float gain_a[VIBRAPHONE_BAR_OUTPUTS][VIBRAPHONE_BAR_PADDED_MODES]; /* at point A alone */
+  VIBRAPHONE_BAR_ALIGN float force[VIBRAPHONE_BAR_BLOCK];     /* momentum of each sample (N s) */
   VIBRAPHONE_BAR_ALIGN float weight[VIBRAPHONE_BAR_BLOCK];    /* of point B */
   VIBRAPHONE_BAR_ALIGN float weight_c[VIBRAPHONE_BAR_BLOCK];  /* of point C */
   VIBRAPHONE_BAR_ALIGN float out_gain[VIBRAPHONE_BAR_BLOCK];
   int point_a[VIBRAPHONE_BAR_BLOCK];
-  VIBRAPHONE_BAR_ALIGN float acc[VIBRAPHONE_BAR_OUTPUTS][3][VIBRAPHONE_BAR_BLOCK][VIBRAPHONE_BAR_LANES];
+  /* Fractional output delays (cubic Lagrange over taps k0 .. k0 + 3), their ring buffers. */
+  int delay_k0[VIBRAPHONE_BAR_OUTPUTS], delay_pos;
+  float delay_h[VIBRAPHONE_BAR_OUTPUTS][4];
+  float delay_ring[VIBRAPHONE_BAR_OUTPUTS][VIBRAPHONE_BAR_DELAY_RING];
+  VIBRAPHONE_BAR_ALIGN float acc[VIBRAPHONE_BAR_OUTPUTS][VIBRAPHONE_BAR_BLOCK][VIBRAPHONE_BAR_LANES];
 } vibraphone_bar_state;
 
-/* Resonator coefficients for the held fundamental and T60 scale at the prepared rate. */
+/* Resonator coefficients for the held fundamental and T60 scale at the prepared rate, computed
+ * with the same single-precision operations as the Faust program (so both ring at exactly the
+ * same pitch), and the micro-collision trains' phase increments. */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_compute_coefficients(vibraphone_bar_state* s) {
   const float sr = s->sample_rate_hz;
-  const float inv_sr = 1.0f / sr;
   int n;
   for (n = 0; n < VIBRAPHONE_BAR_PADDED_MODES; ++n) {
-    s->c1[n] = 0.0f; s->c2[n] = 0.0f; s->b1[n] = 0.0f; s->on[n] = 0.0f;
+    s->ca[n] = 0.0f; s->sb[n] = 0.0f; s->kv[n] = 0.0f; s->on[n] = 0.0f;
   }
   for (n = 0; n < VIBRAPHONE_BAR_MODES; ++n) {
-    const float f = s->fundamental_hz * vibraphone_bar_frequency_ratio[n];
-    const float sigma = vibraphone_bar_decay_per_s[n] / s->t60_scale;
-    const float w0 = 6.28318530717958647692f * f;
-    const float wd2 = w0 * w0 - sigma * sigma;
-    const float wd = sqrtf(wd2 > 0.0f ? wd2 : 0.0f);  /* damped angular frequency */
-    const float r = expf(-(sigma * inv_sr));
-    const float theta = wd * inv_sr;
-    const float cos_theta = cosf(theta);
-    s->c1[n] = 2.0f * r * cos_theta;
-    s->c2[n] = r * r;
-    s->b1[n] = -(r * (cos_theta + sigma / (wd > 1e-9f ? wd : 1e-9f) * sinf(theta)));
-    s->on[n] = (f < 0.5f * sr && wd > 0.0f) ? 1.0f : 0.0f;
+    /* The Faust compiler's normal form of the same expressions, operation for operation. */
+    const float f = s->fundamental_hz, t = s->t60_scale;
+    const float wd2 = vibraphone_bar_omega_ratio2[n] * (f * f) - vibraphone_bar_decay2[n] / (t * t);
+    const float wd = sqrtf(0.0f < wd2 ? wd2 : 0.0f);  /* damped angular frequency */
+    const float theta = s->inv_sample_rate * wd;
+    const float r = expf(-1.0f * (vibraphone_bar_decay_per_s[n] / sr / t));
+    const float ca = r * cosf(theta), sb = r * sinf(theta);
+    s->ca[n] = -1.0f < ca ? ca : -1.0f;
+    s->sb[n] = -1.0f < sb ? sb : -1.0f;
+    s->kv[n] = vibraphone_bar_decay_per_s[n] / t / (wd > 1e-9f ? wd : 1e-9f);
+    s->on[n] = (vibraphone_bar_omega_ratio[n] * f < 3.14159265358979323846f * sr && wd > 0.0f) ? 1.0f : 0.0f;
   }
+  for (n = 0; n < 3; ++n) s->micro_inc[n] = vibraphone_bar_micro_ratio[n] / sr * s->fundamental_hz;
   s->loaded_point = -1;
 }
 
-/* Clears every resonator, the hammer and the smoothers: silence. */
+/* Clears every resonator, the contact models and the smoothers: silence. */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_reset(vibraphone_bar_state* s) {
   int n;
-  for (n = 0; n < VIBRAPHONE_BAR_PADDED_MODES; ++n) { s->y1[n] = 0.0f; s->y2[n] = 0.0f; }
+  for (n = 0; n < VIBRAPHONE_BAR_PADDED_MODES; ++n) { s->re[n] = 0.0f; s->im[n] = 0.0f; }
   s->glide = 0.0f;
   s->gain = 0.0f;
   s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
-  s->hammer_count = 0;
-  s->hammer_length = 1;
-  s->hammer_velocity = 0.0f;
   s->first_sample = 1;
   s->size = s->speed = s->contact_force = s->roughness = s->friction = s->input_gain = 0.0f;
   s->noise = 0u;
-  s->burst_count = 0; s->burst_ramp = 1;
-  s->micro_count = 0; s->micro_burst = 1;
-  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0; s->micro_period[n] = 1; }
-  for (n = 0; n < 10; ++n) s->fractal_x1[n] = s->fractal_y1[n] = 0.0f;
+  s->since = 0;
+  s->velocity = 0.0f;
+  s->burst_count = 0;
+  for (n = 0; n < 3; ++n) { s->burst_lp[n] = 0.0f; s->micro_phase[n] = 0.0f; s->micro_later[n] = 0.0f; }
+  s->fractal_x1[0] = 0.0f;
+  for (n = 0; n < 10; ++n) s->fractal_y1[n] = 0.0f;
   s->reson_x1 = s->reson_x2 = s->reson_y1 = s->reson_y2 = 0.0f;
   s->roll_lp[0] = s->roll_lp[1] = 0.0f;
+  s->cache_hardness = s->cache_size = s->cache_roughness = s->cache_fc = -1.0f;
+  s->delay_pos = 0;
+  {
+    int l;
+    for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l)
+      for (n = 0; n < VIBRAPHONE_BAR_DELAY_RING; ++n) s->delay_ring[l][n] = 0.0f;
+  }
+}
+
+/* True when taking over the held parameters now would change the resonator coefficients. */
+VIBRAPHONE_BAR_INLINE int vibraphone_bar_retunes(const vibraphone_bar_state* s) {
+  return s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
 }
 
 /* Takes over the held parameters (fundamental, T60 scale, hardness, excitation point) now. */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_apply(vibraphone_bar_state* s) {
-  const int changed = s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
+  const int changed = vibraphone_bar_retunes(s);
   s->fundamental_hz = s->next_fundamental_hz;
   s->t60_scale = s->next_t60_scale;
   s->hardness = s->next_hardness;
@@ -201,28 +257,51 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_apply(vibraphone_bar_state* s) {
 /* Sets the sample rate, the default parameters, and silence. */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_prepare(vibraphone_bar_state* s, float sample_rate_hz) {
   s->sample_rate_hz = sample_rate_hz;
+  s->inv_sample_rate = 1.0f / sample_rate_hz;
   s->fundamental_hz = s->next_fundamental_hz = VIBRAPHONE_BAR_FUNDAMENTAL_HZ;
   s->t60_scale = s->next_t60_scale = 1.0f;
-  s->hardness = s->next_hardness = 0.7f;
-  s->point = s->next_point = 0.0f;
+  s->hardness = s->next_hardness = 0.8f;
+  s->point = s->next_point = 2.0f;  /* the loudest point */
   s->glide_target = 0.0f;
   s->contact_on = 0;
   s->contact_triangle = 0;
   s->contact_u_target = s->contact_v_target = 0.0f;
   s->gain_target = 0.5f;
-  s->smooth_pole = expf(-1.0f / (0.01f * sample_rate_hz));
+  s->level = VIBRAPHONE_BAR_LEVEL;
+  s->smooth_pole = expf(0.0f - 100.0f / sample_rate_hz);
   s->excitation = VIBRAPHONE_BAR_EXCITE_IMPACT;
   s->size_target = 0.1f;
   s->speed_target = 0.3f;
   s->force_target = 0.5f;
   s->roughness_target = 1.0f;
   s->friction_target = 0.3f;
-  s->input_gain_target = 1.0f;
+  s->input_gain_target = 100.0f;
+  s->two_pi_over_sr = 6.28318530717958647692f / sample_rate_hz;
+  s->quarter_pi_over_sr = 0.785398163397448309616f / sample_rate_hz;
+  s->noise_scale_sr = 4.656613e-10f * sample_rate_hz;
   {
     int k;
     for (k = 0; k < 10; ++k) {
-      s->fractal_corner[k] = 20.0f * powf(2.0f, (float)k);  /* octave-spaced, 20 Hz .. 10 kHz */
-      s->fractal_b[k] = expf(-(6.28318530717958647692f * s->fractal_corner[k] / sample_rate_hz));
+      /* Corners 20 2^k Hz, 20 Hz .. 10 kHz: 2 pi p_k / SR. */
+      s->fractal_w[k] = 125.66370614359172954f * (float)(1 << k) / sample_rate_hz;
+      s->fractal_b[k] = expf(-1.0f * s->fractal_w[k]);
+    }
+    s->fractal_in_scale = 4.656613e-10f * sqrtf(1.5f * sample_rate_hz) * (1.0f - s->fractal_b[0]);
+  }
+  {
+    int l;
+    for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l) {
+      const float d = vibraphone_bar_delay_s[l] * sample_rate_hz;
+      int k0 = (int)d - 1;
+      float x;
+      if (k0 < 0) k0 = 0;
+      if (k0 > VIBRAPHONE_BAR_DELAY_RING - 4) k0 = VIBRAPHONE_BAR_DELAY_RING - 4;  /* above 192 kHz: capped */
+      x = d - (float)k0;
+      s->delay_k0[l] = k0;
+      s->delay_h[l][0] = (x - 1.0f) * (x - 2.0f) * (x - 3.0f) / -6.0f;
+      s->delay_h[l][1] = x * (x - 2.0f) * (x - 3.0f) / 2.0f;
+      s->delay_h[l][2] = x * (x - 1.0f) * (x - 3.0f) / -2.0f;
+      s->delay_h[l][3] = x * (x - 1.0f) * (x - 2.0f) / 6.0f;
     }
   }
   vibraphone_bar_compute_coefficients(s);
@@ -235,9 +314,9 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_hardness(vibraphone_bar_state* s, 
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_excitation_point(vibraphone_bar_state* s, int point) { s->next_point = (float)point; }
 /* Continuous position between the excitation point and the next, in [0, 1]; smoothed. */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_glide(vibraphone_bar_state* s, float glide) { s->glide_target = glide; }
-/* Moving contact (seed 003 2.3, Fig. 4): when on, the position is the point of triangle
- * `triangle` with barycentric weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the
- * edge); u and v are smoothed. Off: the excitation point and glide. */
+/* Moving contact: when on, the position is the point of triangle `triangle` with barycentric
+ * weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the edge); u and v are smoothed.
+ * Off: the excitation point and glide. */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_contact(vibraphone_bar_state* s, int on, int triangle, float u, float v) {
   s->contact_on = on && VIBRAPHONE_BAR_TRIANGLES > 0;
   s->contact_triangle = triangle < 0 ? 0 : (triangle >= VIBRAPHONE_BAR_TRIANGLES ? (VIBRAPHONE_BAR_TRIANGLES > 0 ? VIBRAPHONE_BAR_TRIANGLES - 1 : 0) : triangle);
@@ -246,18 +325,20 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_contact(vibraphone_bar_state* s, i
 }
 /* Output gain; smoothed. */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_gain(vibraphone_bar_state* s, float gain) { s->gain_target = gain; }
+/* Output level (not smoothed): VIBRAPHONE_BAR_LEVEL by default, VIBRAPHONE_BAR_PHYSICAL_SCALE for physical units. */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_level(vibraphone_bar_state* s, float level) { s->level = level; }
 
 /* Contact model (VIBRAPHONE_BAR_EXCITE_*) and its controls, smoothed like the gain:
  * size in [0, 1] (hammer and ball: low-pass at (1 - size) 9500 + 500 Hz), speed (m/s),
- * force (N), roughness (beta of the 1/f^beta profile), friction (Coulomb coefficient),
- * input gain (live input). */
+ * force (N, the normal force), roughness (beta of the 1/f^beta profile), friction (Coulomb
+ * coefficient), input gain (N per full-scale input sample; not smoothed). */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_excitation(vibraphone_bar_state* s, int kind) { s->excitation = kind; }
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_size(vibraphone_bar_state* s, float size) { s->size_target = size; }
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_speed(vibraphone_bar_state* s, float mps) { s->speed_target = mps; }
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_force(vibraphone_bar_state* s, float newtons) { s->force_target = newtons; }
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_roughness(vibraphone_bar_state* s, float beta) { s->roughness_target = beta; }
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_friction(vibraphone_bar_state* s, float mu) { s->friction_target = mu; }
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_input_gain(vibraphone_bar_state* s, float gain) { s->input_gain_target = gain; }
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_input_gain(vibraphone_bar_state* s, float newtons) { s->input_gain_target = newtons; }
 
 /* One-pole low-pass y = (1 - b) x + b y[-1] (Faust m2dExcite.onePole). */
 VIBRAPHONE_BAR_INLINE float vibraphone_bar_one_pole(float* y1, float b, float x) {
@@ -265,119 +346,122 @@ VIBRAPHONE_BAR_INLINE float vibraphone_bar_one_pole(float* y1, float b, float x)
   return *y1;
 }
 
-/* The force of the selected contact model for one sample, as momentum per sample; trig: a strike
- * starts on this sample; in: the live input sample. The same recursions as the Faust m2dExcite
- * environment (see there for the papers and equations). */
+/* The force (N) of the selected contact model for one sample; every model's state advances, as
+ * in the Faust program, so switching models mid-ring gives the same signal in both. trig: a
+ * strike starts on this sample; in: the live input sample (read by the input model only). The
+ * papers and equations are cited at the Faust m2dExcite environment. */
 VIBRAPHONE_BAR_INLINE float vibraphone_bar_contact_force(vibraphone_bar_state* s, int trig, float in) {
   const float two_pi = 6.28318530717958647692f, sr = s->sample_rate_hz;
   const float p = s->smooth_pole;
-  float noise, x = 0.0f;
-  int k;
+  float raw, impact, hammer, micro = 0.0f, scrape, roll, fractal, fc, r, y, b, phase, env;
+  int k, ramp, since_burst;
   s->noise = s->noise * 1103515245u + 12345u;
-  noise = (float)(int)s->noise * (1.0f / 2147483647.0f);  /* no.noise */
+  raw = (float)(int)s->noise;  /* no.noise is raw / 2147483647 */
   s->size = s->size_target * (1.0f - p) + p * s->size;
   s->speed = s->speed_target * (1.0f - p) + p * s->speed;
   s->contact_force = s->force_target * (1.0f - p) + p * s->contact_force;
   s->roughness = s->roughness_target * (1.0f - p) + p * s->roughness;
   s->friction = s->friction_target * (1.0f - p) + p * s->friction;
-  s->input_gain = s->input_gain_target * (1.0f - p) + p * s->input_gain;
-  if (trig) {
-    s->hammer_velocity = s->strike_velocity;
-    /* Contact time 0.2 ms (hardness 1) to 10 ms (hardness 0). */
-    s->hammer_length = (int)(0.0002f * powf(50.0f, 1.0f - s->hardness) * sr + 0.5f);
-    if (s->hammer_length < 1) s->hammer_length = 1;
-    s->hammer_count = s->hammer_length;
-    s->burst_ramp = (int)(((1.0f - s->hardness) * 0.01f + 0.001f) * sr + 0.5f);
-    if (s->burst_ramp < 1) s->burst_ramp = 1;
-    s->burst_count = 2 * s->burst_ramp;
-    s->micro_burst = (int)(0.02f * sr + 0.5f);
-    if (s->micro_burst < 1) s->micro_burst = 1;
-    s->micro_count = s->micro_burst;
-    for (k = 0; k < 3; ++k) {
-      float f = s->fundamental_hz * vibraphone_bar_micro_ratio[k];
-      s->micro_period[k] = (int)(sr / (f > 1.0f ? f : 1.0f) + 0.5f);
-      if (s->micro_period[k] < 1) s->micro_period[k] = 1;
-      s->micro_phase[k] = 0;
+  if (trig) s->velocity = s->strike_velocity;
+  s->since = trig ? 0 : (s->since + 1 < 16777216 ? s->since + 1 : 16777216);
+
+  /* Impact: F = (p / T)(1 - cos(2 pi t / T)) for t < T, T = 0.2 ms 50^(1 - hardness). */
+  {
+    if (s->hardness != s->cache_hardness) {
+      /* Recomputed only when the input changes: the same values, far fewer transcendentals. */
+      s->cache_hardness = s->hardness;
+      s->cache_contact = 0.0002f * powf(50.0f, 1.0f - s->hardness);
+      s->cache_ramp = (int)(sr * ((1.0f - s->hardness) * 0.01f + 0.001f) + 0.5f);
+      if (s->cache_ramp < 1) s->cache_ramp = 1;
+      s->cache_sqrt_ramp = sqrtf((float)s->cache_ramp);
     }
-  } else {
-    if (s->hammer_count > 0) --s->hammer_count;
-    if (s->burst_count > 0) --s->burst_count;
-    if (s->micro_count > 0) --s->micro_count;
-    for (k = 0; k < 3; ++k) s->micro_phase[k] = (s->micro_phase[k] + 1) % s->micro_period[k];
+    const float contact = s->cache_contact;
+    phase = (float)s->since / (contact * sr);
+    impact = phase < 1.0f ? s->velocity * (1.0f - cosf(two_pi * phase)) / contact : 0.0f;
   }
+
+  /* The filters below are written in the Faust compiler's normal form of the same expressions
+   * (same operations, same order), so both round alike: the shelving zeros sit close to 1, where
+   * an ulp of difference would change a section's gain by 1e-4. */
+  /* Hammer: noise burst, linear attack-release envelope, three one-pole low-passes. */
+  ramp = s->cache_ramp;
+  s->burst_count = trig ? 2 * ramp : (s->burst_count - 1 > 0 ? s->burst_count - 1 : 0);
+  since_burst = 2 * ramp - s->burst_count;
+  env = s->burst_count > 0 ? (since_burst < ramp ? (float)since_burst : (float)s->burst_count) / (float)ramp : 0.0f;
+  if (s->size != s->cache_size) {
+    s->cache_size = s->size;
+    s->cache_b = expf(-1.0f * s->two_pi_over_sr * (9500.0f * (1.0f - s->size) + 500.0f));
+  }
+  b = s->cache_b;
+  s->burst_lp[0] = b * s->burst_lp[0] + s->noise_scale_sr * (s->velocity * raw * env * (1.0f - b) / s->cache_sqrt_ramp);
+  s->burst_lp[1] = b * s->burst_lp[1] + s->burst_lp[0] * (1.0f - b);
+  s->burst_lp[2] = b * s->burst_lp[2] + s->burst_lp[1] * (1.0f - b);
+  hammer = s->burst_lp[2];
+
+  /* Micro-collisions: the impact plus three fractional-period impulse trains for 20 ms. */
+  env = 1.0f - (float)s->since / (0.02f * sr);
+  if (env < 0.0f) env = 0.0f;
+  for (k = 0; k < 3; ++k) {
+    const float inc = s->micro_inc[k], prev = s->micro_phase[k];
+    const int crossed = trig || prev + inc >= 1.0f;
+    const float late = trig ? 0.0f : (prev + inc - 1.0f) / inc;
+    micro += (crossed ? late : 0.0f) + s->micro_later[k];
+    s->micro_later[k] = crossed ? 1.0f - late : 0.0f;
+    s->micro_phase[k] = trig ? 0.0f : prev + inc - (float)(prev + inc >= 1.0f);
+  }
+  micro = impact + micro * (0.1f * s->hardness * s->velocity * env * env * sr);
+
+  /* Scrape and roll: white noise of 1 N^2/Hz, ten octave-spaced shelving sections (pole p_k,
+   * zero p_k 2^(beta/2)), a reson at 2000 Hz per m/s, quality 4. */
+  {
+    if (s->roughness != s->cache_roughness) {
+      const float half_beta = 0.5f * s->roughness;
+      const float zero_ratio = powf(2.0f, half_beta);
+      s->cache_roughness = s->roughness;
+      for (k = 0; k < 10; ++k) s->cache_c[k] = expf(-1.0f * s->fractal_w[k] * zero_ratio);
+      s->cache_level = powf(50.0f, half_beta);
+    }
+    float x = raw, x1 = s->fractal_x1[0];
+    s->fractal_x1[0] = raw;
+    for (k = 0; k < 10; ++k) {
+      const float c = s->cache_c[k];
+      /* Section 0 also scales the raw noise to 1 N^2/Hz. */
+      const float g = k == 0 ? s->fractal_in_scale : 1.0f - s->fractal_b[k];
+      const float out = s->fractal_b[k] * s->fractal_y1[k] + g * ((x - x1 * c) / (1.0f - c));
+      x1 = s->fractal_y1[k];
+      s->fractal_y1[k] = out;
+      x = out;
+    }
+    fractal = x * s->cache_level;
+  }
+  fc = 2000.0f * s->speed;
+  if (fc < 10.0f) fc = 10.0f;
+  if (fc != s->cache_fc) {
+    s->cache_fc = fc;
+    s->cache_r = expf(-1.0f * s->quarter_pi_over_sr * fc);
+    s->cache_cos = cosf(s->two_pi_over_sr * fc);
+  }
+  r = s->cache_r;
+  y = r * (2.0f * s->reson_y1 * s->cache_cos - r * s->reson_y2) + 0.5f * (fractal - s->reson_x2) * (1.0f - r * r);
+  s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
+  s->reson_y2 = s->reson_y1; s->reson_y1 = y;
+  /* 89.44 N per N of friction force: the level calibration of the Faust profileLevel. */
+  scrape = 89.44f * y * s->friction * s->contact_force;
+  s->roll_lp[0] = b * s->roll_lp[0] + 89.44f * y * s->contact_force * (1.0f - b);
+  s->roll_lp[1] = b * s->roll_lp[1] + s->roll_lp[0] * (1.0f - b);
+  roll = s->roll_lp[1];
+
   switch (s->excitation) {
-    case VIBRAPHONE_BAR_EXCITE_IMPACT:
-    case VIBRAPHONE_BAR_EXCITE_MICRO:
-      /* Seed 003 eq. 7: F(t) = Fmax (1 - cos(2 pi t / T)), scaled to deliver `velocity` in total. */
-      x = s->hammer_count > 0
-              ? s->hammer_velocity *
-                    (1.0f - cosf(two_pi * (float)(s->hammer_length - s->hammer_count) /
-                                 (float)s->hammer_length)) /
-                    (float)s->hammer_length
-              : 0.0f;
-      if (s->excitation == VIBRAPHONE_BAR_EXCITE_MICRO) {
-        /* Seed 002: impulse trains at the dominant modal frequencies for 20 ms after the impact. */
-        const float env = (float)s->micro_count / (float)s->micro_burst;
-        const int pulses = (s->micro_phase[0] == 0) + (s->micro_phase[1] == 0) + (s->micro_phase[2] == 0);
-        x += (float)pulses * (0.1f * s->hardness * s->hammer_velocity * env * env);
-      }
-      break;
-    case VIBRAPHONE_BAR_EXCITE_HAMMER: {
-      /* Seed 004 3.3: noise burst, linear attack-release envelope, three one-pole low-passes. */
-      const int since = 2 * s->burst_ramp - s->burst_count;
-      const float env = s->burst_count > 0
-                            ? (since < s->burst_ramp ? (float)since : (float)(2 * s->burst_ramp - since)) /
-                                  (float)s->burst_ramp
-                            : 0.0f;
-      const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
-      x = noise * env * s->hammer_velocity / sqrtf((float)s->burst_ramp);
-      for (k = 0; k < 3; ++k) x = vibraphone_bar_one_pole(&s->burst_lp[k], b, x);
-      break;
-    }
-    case VIBRAPHONE_BAR_EXCITE_SCRAPE:
-    case VIBRAPHONE_BAR_EXCITE_ROLL: {
-      /* Seed 002: fractal 1/f^beta noise (ten octave-spaced shelving sections, pole p_k, zero
-       * p_k 2^(beta/2)) through a reson at 2000 Hz per m/s, quality 4, level friction * force. */
-      float fractal = noise, fc, r, c1, c2, u, y;
-      const int rolling = s->excitation == VIBRAPHONE_BAR_EXCITE_ROLL;
-      const float zero_ratio = powf(2.0f, 0.5f * s->roughness);
-      for (k = 0; k < 10; ++k) {
-        const float b = s->fractal_b[k];
-        const float c = expf(-(two_pi * s->fractal_corner[k] * zero_ratio / sr));
-        const float out = (fractal - c * s->fractal_x1[k]) * ((1.0f - b) / (1.0f - c)) + b * s->fractal_y1[k];
-        s->fractal_x1[k] = fractal;
-        s->fractal_y1[k] = out;
-        fractal = out;
-      }
-      fractal *= 0.5f * powf(50.0f, 0.5f * s->roughness);
-      fc = s->speed * 2000.0f;
-      if (fc < 10.0f) fc = 10.0f;
-      r = expf(-(3.14159265358979323846f * fc / (4.0f * sr)));
-      c1 = 2.0f * r * cosf(two_pi * fc / sr);
-      c2 = r * r;
-      u = (fractal - s->reson_x2) * (0.5f * (1.0f - r * r));
-      y = u + (c1 * s->reson_y1 - c2 * s->reson_y2);
-      s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
-      s->reson_y2 = s->reson_y1; s->reson_y1 = y;
-      x = y * ((rolling ? 1.0f : s->friction) * s->contact_force);
-      if (rolling) {
-        /* The ball's size: two one-poles at (1 - size) 9500 + 500 Hz. */
-        const float b = expf(-(two_pi * ((1.0f - s->size) * 9500.0f + 500.0f) / sr));
-        x = vibraphone_bar_one_pole(&s->roll_lp[0], b, x);
-        x = vibraphone_bar_one_pole(&s->roll_lp[1], b, x);
-      }
-      break;
-    }
-    case VIBRAPHONE_BAR_EXCITE_INPUT:
-      x = in * s->input_gain;
-      break;
-    default:
-      break;
+    case VIBRAPHONE_BAR_EXCITE_HAMMER: return hammer;
+    case VIBRAPHONE_BAR_EXCITE_MICRO: return micro;
+    case VIBRAPHONE_BAR_EXCITE_SCRAPE: return scrape;
+    case VIBRAPHONE_BAR_EXCITE_ROLL: return roll;
+    case VIBRAPHONE_BAR_EXCITE_INPUT: return in * s->input_gain_target;  /* not smoothed, as in Faust */
+    default: return impact;
   }
-  return x;
 }
 
-/* Strikes with the held parameters at the next processed sample; velocity scales the momentum. */
+/* Strikes with the held parameters at the next processed sample; velocity is the momentum (N s). */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_strike(vibraphone_bar_state* s, float velocity) {
   s->strike_pending = 1;
   s->strike_velocity = velocity;
@@ -397,88 +481,100 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_load_points(vibraphone_bar_state* s, i
   const int point_c = key % VIBRAPHONE_BAR_POINTS;
   const int point_b = (key / VIBRAPHONE_BAR_POINTS) % VIBRAPHONE_BAR_POINTS;
   const int point_a = key / (VIBRAPHONE_BAR_POINTS * VIBRAPHONE_BAR_POINTS);
+  const float* ea = vibraphone_bar_excite + (long)point_a * VIBRAPHONE_BAR_MODES;
+  const float* eb = vibraphone_bar_excite + (long)point_b * VIBRAPHONE_BAR_MODES;
+  const float* ec = vibraphone_bar_excite + (long)point_c * VIBRAPHONE_BAR_MODES;
   int l, n;
-  for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l) {
-    const float* ga = vibraphone_bar_gain + ((long)l * VIBRAPHONE_BAR_POINTS + point_a) * VIBRAPHONE_BAR_MODES;
-    const float* gb = vibraphone_bar_gain + ((long)l * VIBRAPHONE_BAR_POINTS + point_b) * VIBRAPHONE_BAR_MODES;
-    const float* gc = vibraphone_bar_gain + ((long)l * VIBRAPHONE_BAR_POINTS + point_c) * VIBRAPHONE_BAR_MODES;
-    for (n = 0; n < VIBRAPHONE_BAR_PADDED_MODES; ++n) {
-      s->gain_a[l][n] = n < VIBRAPHONE_BAR_MODES ? ga[n] * s->on[n] : 0.0f;
-      s->gain_b[l][n] = n < VIBRAPHONE_BAR_MODES ? gb[n] * s->on[n] : 0.0f;
-      s->gain_c[l][n] = n < VIBRAPHONE_BAR_MODES ? gc[n] * s->on[n] : 0.0f;
-    }
+  for (n = 0; n < VIBRAPHONE_BAR_PADDED_MODES; ++n) {
+    s->shape_a[n] = n < VIBRAPHONE_BAR_MODES ? s->on[n] * ea[n] : 0.0f;
+    s->shape_b[n] = n < VIBRAPHONE_BAR_MODES ? s->on[n] * eb[n] : 0.0f;
+    s->shape_c[n] = n < VIBRAPHONE_BAR_MODES ? s->on[n] * ec[n] : 0.0f;
   }
+  for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l)
+    for (n = 0; n < VIBRAPHONE_BAR_PADDED_MODES; ++n) {
+      s->pickup[l][n] = VIBRAPHONE_BAR_CONTACT_MIC ? 0.0f : (n < VIBRAPHONE_BAR_MODES ? vibraphone_bar_pickup[(long)l * VIBRAPHONE_BAR_MODES + n] : 0.0f);
+      s->gain_a[l][n] = s->shape_a[n] * (VIBRAPHONE_BAR_CONTACT_MIC ? s->shape_a[n] : s->pickup[l][n]);
+    }
   s->loaded_point = key;
 }
 
-/* The resonator bank over samples [m0, m1) of the block: eq. 6, then the velocity numerator,
- * accumulated per lane for point A (and point B when cross-fading). */
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_run_modes(vibraphone_bar_state* s, int m0, int m1, int crossfade, int third) {
+/* The resonator bank over samples [m0, m1) of the block, accumulated per lane. moving: the
+ * weights of points B and C are not all 0, so the shape is interpolated per sample (and, for
+ * the contact microphone, squared: excitation and pickup at the same point). */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_run_modes(vibraphone_bar_state* s, int m0, int m1, int moving) {
   int base, m, j, l;
   for (base = 0; base < VIBRAPHONE_BAR_PADDED_MODES; base += VIBRAPHONE_BAR_LANES) {
-    float y1[VIBRAPHONE_BAR_LANES], y2[VIBRAPHONE_BAR_LANES], c1[VIBRAPHONE_BAR_LANES], c2[VIBRAPHONE_BAR_LANES], b1[VIBRAPHONE_BAR_LANES];
+    float re[VIBRAPHONE_BAR_LANES], im[VIBRAPHONE_BAR_LANES], ca[VIBRAPHONE_BAR_LANES], sb[VIBRAPHONE_BAR_LANES], kv[VIBRAPHONE_BAR_LANES];
     for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) {
-      y1[j] = s->y1[base + j]; y2[j] = s->y2[base + j];
-      c1[j] = s->c1[base + j]; c2[j] = s->c2[base + j]; b1[j] = s->b1[base + j];
+      re[j] = s->re[base + j]; im[j] = s->im[base + j];
+      ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
     }
     for (m = m0; m < m1; ++m) {
       const float x = s->force[m];
       float v[VIBRAPHONE_BAR_LANES];
       for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) {
-        const float y = (c1[j] * y1[j] - c2[j] * y2[j]) + x;  /* seed 003 eq. 6 */
-        v[j] = y + b1[j] * y1[j];
-        y2[j] = y1[j];
-        y1[j] = y;
+        const float next_re = ca[j] * re[j] - sb[j] * im[j] + x;
+        const float next_im = sb[j] * re[j] + ca[j] * im[j];
+        re[j] = next_re;
+        im[j] = next_im;
+        v[j] = next_re - kv[j] * next_im;
       }
-      for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l) {
-        const float* VIBRAPHONE_BAR_RESTRICT ga = s->gain_a[l] + base;
-        float* VIBRAPHONE_BAR_RESTRICT acc_a = s->acc[l][0][m];
-        for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc_a[j] += v[j] * ga[j];
-        if (crossfade) {
-          const float* VIBRAPHONE_BAR_RESTRICT gb = s->gain_b[l] + base;
-          float* VIBRAPHONE_BAR_RESTRICT acc_b = s->acc[l][1][m];
-          for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc_b[j] += v[j] * gb[j];
+      if (!moving) {
+        for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l) {
+          const float* VIBRAPHONE_BAR_RESTRICT g = s->gain_a[l] + base;
+          float* VIBRAPHONE_BAR_RESTRICT acc = s->acc[l][m];
+          for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc[j] += v[j] * g[j];
         }
-        if (third) {
-          const float* VIBRAPHONE_BAR_RESTRICT gc = s->gain_c[l] + base;
-          float* VIBRAPHONE_BAR_RESTRICT acc_c = s->acc[l][2][m];
-          for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc_c[j] += v[j] * gc[j];
+      } else {
+        const float wb = s->weight[m], wc = s->weight_c[m];
+        const float* VIBRAPHONE_BAR_RESTRICT ea = s->shape_a + base;
+        const float* VIBRAPHONE_BAR_RESTRICT eb = s->shape_b + base;
+        const float* VIBRAPHONE_BAR_RESTRICT ec = s->shape_c + base;
+        float shape[VIBRAPHONE_BAR_LANES];
+        for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) shape[j] = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
+        for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l) {
+          const float* VIBRAPHONE_BAR_RESTRICT pk = VIBRAPHONE_BAR_CONTACT_MIC ? shape : s->pickup[l] + base;
+          float* VIBRAPHONE_BAR_RESTRICT acc = s->acc[l][m];
+          for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc[j] += v[j] * (shape[j] * pk[j]);
         }
       }
     }
-    for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) { s->y1[base + j] = y1[j]; s->y2[base + j] = y2[j]; }
+    for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) { s->re[base + j] = re[j]; s->im[base + j] = im[j]; }
   }
 }
 
-/* Renders n samples. in: force input (momentum per sample), or NULL; outs: OUTPUTS buffers. */
+/* Renders n samples. in: the live input (read by the input contact model only), or NULL;
+ * outs: OUTPUTS buffers. */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_process(vibraphone_bar_state* s, const float* in, float* const* outs, int n) {
   int done = 0;
   while (done < n) {
-    const int count = n - done < VIBRAPHONE_BAR_BLOCK ? n - done : VIBRAPHONE_BAR_BLOCK;
+    int count = n - done < VIBRAPHONE_BAR_BLOCK ? n - done : VIBRAPHONE_BAR_BLOCK;
     int m, l, j, start;
     /* Per-sample controls, in the order the Faust program computes them. */
     for (m = 0; m < count; ++m) {
-      float position, x;
-      int point_a;
       int trig = 0;
       if (s->first_sample) {
         s->first_sample = 0;
         vibraphone_bar_apply(s);
       }
       if (s->strike_pending) {
+        /* A strike that retunes starts a new block, so the new coefficients take effect on its
+         * own sample, not at the start of this block. */
+        if (m > 0 && vibraphone_bar_retunes(s)) {
+          count = m;
+          break;
+        }
         s->strike_pending = 0;
         vibraphone_bar_apply(s);
         trig = 1;
       }
-      x = vibraphone_bar_contact_force(s, trig, in ? in[m] : 0.0f);
-      /* The input is the force itself (the effect), unless the live-input model scales it. */
-      s->force[m] = in && s->excitation != VIBRAPHONE_BAR_EXCITE_INPUT ? in[m] + x : x;
+      s->force[m] = vibraphone_bar_contact_force(s, trig, in ? in[m] : 0.0f) * s->inv_sample_rate;
       s->glide = s->glide_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->glide;
       s->gain = s->gain_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->gain;
       s->contact_u = s->contact_u_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_u;
       s->contact_v = s->contact_v_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_v;
       if (s->contact_on) {
-        /* Barycentric gains over the triangle (seed 003 2.3): (1 - u - v) gA + u gB + v gC. */
+        /* Barycentric position over the triangle: (1 - u - v, u, v). */
         const int* t = vibraphone_bar_triangle[s->contact_triangle];
         const float sum = s->contact_u + s->contact_v;
         const float scale = sum > 1.0f ? sum : 1.0f;
@@ -486,8 +582,8 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_process(vibraphone_bar_state* s, const
         s->weight[m] = s->contact_u / scale;
         s->weight_c[m] = s->contact_v / scale;
       } else {
-        int point_b;
-        position = s->point + s->glide;
+        int point_a, point_b;
+        float position = s->point + s->glide;
         if (position > (float)(VIBRAPHONE_BAR_POINTS - 1)) position = (float)(VIBRAPHONE_BAR_POINTS - 1);
         if (position < 0.0f) position = 0.0f;
         point_a = (int)position;
@@ -497,31 +593,31 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_process(vibraphone_bar_state* s, const
         s->weight[m] = position - (float)point_a;
         s->weight_c[m] = 0.0f;
       }
-      s->out_gain[m] = s->gain;
+      s->out_gain[m] = s->gain * s->level;
     }
     for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l)
       for (m = 0; m < count; ++m)
-        for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) { s->acc[l][0][m][j] = 0.0f; s->acc[l][1][m][j] = 0.0f; s->acc[l][2][m][j] = 0.0f; }
-    /* Runs of samples with the same pair of points; cross-fade only where the weight is not 0. */
+        for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) s->acc[l][m][j] = 0.0f;
+    /* Runs of samples with the same points; the per-sample interpolation only where a weight is
+     * not 0. */
     start = 0;
     while (start < count) {
-      int end = start + 1, crossfade = s->weight[start] != 0.0f, third = s->weight_c[start] != 0.0f;
+      int end = start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f;
       while (end < count && s->point_a[end] == s->point_a[start]) {
-        crossfade |= s->weight[end] != 0.0f;
-        third |= s->weight_c[end] != 0.0f;
+        moving |= s->weight[end] != 0.0f || s->weight_c[end] != 0.0f;
         ++end;
       }
       if (s->loaded_point != s->point_a[start]) vibraphone_bar_load_points(s, s->point_a[start]);
-      vibraphone_bar_run_modes(s, start, end, crossfade, third);
-      for (m = start; m < end; ++m)
+      vibraphone_bar_run_modes(s, start, end, moving);
+      for (m = start; m < end; ++m) {
         for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l) {
-          float a = 0.0f, b = 0.0f, c = 0.0f, y;
-          for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) { a += s->acc[l][0][m][j]; b += s->acc[l][1][m][j]; c += s->acc[l][2][m][j]; }
-          /* The Faust bank's mix: A + wB (B - A) + wC (C - A). */
-          y = crossfade ? a + s->weight[m] * (b - a) : a;
-          if (third) y += s->weight_c[m] * (c - a);
+          float y = 0.0f;
+          for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) y += s->acc[l][m][j];
+
           outs[l][done + m] = y * s->out_gain[m];
         }
+
+      }
       start = end;
     }
     if (in) in += count;
@@ -532,7 +628,7 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_process(vibraphone_bar_state* s, const
 #ifdef __cplusplus
 namespace mesh2dsp_models {
 
-// C++ face of the same model: prepare / reset / strike / process (DESIGN.md, "Generated code").
+// C++ face of the same model: prepare / reset / strike / process.
 class VibraphoneBar {
  public:
   static constexpr int kModes = VIBRAPHONE_BAR_MODES;
@@ -551,6 +647,10 @@ class VibraphoneBar {
   // Continuous, smoothed.
   void setGlide(float glide) { vibraphone_bar_set_glide(&state_, glide); }
   void setGain(float gain) { vibraphone_bar_set_gain(&state_, gain); }
+  // Output level: kLevel by default; kPhysicalScale (with gain 1) for the surface velocity in m/s.
+  static constexpr float kLevel = VIBRAPHONE_BAR_LEVEL;
+  static constexpr float kPhysicalScale = VIBRAPHONE_BAR_PHYSICAL_SCALE;
+  void setLevel(float level) { vibraphone_bar_set_level(&state_, level); }
   // Moving contact: triangle of the model's triangulation and barycentric (u, v), smoothed.
   static constexpr int kTriangles = VIBRAPHONE_BAR_TRIANGLES;
   void setContact(bool on, int triangle, float u, float v) { vibraphone_bar_set_contact(&state_, on ? 1 : 0, triangle, u, v); }
@@ -562,12 +662,16 @@ class VibraphoneBar {
   void setRoughness(float beta) { vibraphone_bar_set_roughness(&state_, beta); }
   void setFriction(float mu) { vibraphone_bar_set_friction(&state_, mu); }
   void setInputGain(float gain) { vibraphone_bar_set_input_gain(&state_, gain); }
-  // The next sample of the selected contact model's force alone (advances its state): what
-  // process() feeds the modes. For analysis and tests.
+  // The next sample of the selected contact model's force alone, in newtons (advances every
+  // model's state): what process() feeds the modes, divided by the rate. For analysis and tests.
   float contactForce(bool trig, float in = 0.0f) { return vibraphone_bar_contact_force(&state_, trig ? 1 : 0, in); }
-  // position in [0, kExcitationPoints - 1]; velocity scales the momentum of the strike.
+  // Strikes at the excitation point and glide already set (the Faust gate's rising edge);
+  // velocity: the strike's momentum in N s.
+  void trigger(float velocity = 1.0f) { vibraphone_bar_strike(&state_, velocity); }
+  // position in [0, kExcitationPoints - 1]; velocity: the strike's momentum in N s.
   void strike(float position, float velocity = 1.0f) { vibraphone_bar_strike_at(&state_, position, velocity); }
-  // in: force (momentum per sample) or nullptr; out: output 0. n: any length.
+  // in: the live input (the input contact model's force, times the input gain) or nullptr;
+  // out: output 0. n: any length.
   void process(const float* in, float* out, int n) {
     float* outs[kOutputs] = {out};
     float scratch[kOutputs > 1 ? VIBRAPHONE_BAR_BLOCK : 1];

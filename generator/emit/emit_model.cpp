@@ -75,12 +75,23 @@ EmitModel make_emit_model(const ModalModel& model, const std::string& name_overr
   if (!(largest_sum > 0) || !std::isfinite(largest_sum))
     throw Error("every mode gain of the model is zero (or not finite): it would be silent");
   e.normalization = 1.0 / largest_sum;
+  e.physical_scale = largest_sum;
   e.triangles = model.excitation_triangles;
-  for (double& g : e.gains) {
-    g *= e.normalization;
-    // Gains below float's normal range would only cost denormal arithmetic in the resonators.
-    if (std::abs(g) < 1e-30) g = 0;
+  // Gains below float's normal range would only cost denormal arithmetic in the resonators.
+  auto flush = [](double g) { return std::abs(g) < 1e-30 ? 0.0 : g; };
+  for (double& g : e.gains) g = flush(g * e.normalization);
+  const double root = std::sqrt(e.normalization);
+  for (int k = 0; k < e.point_count; ++k)
+    for (int n = 0; n < n_modes; ++n) e.excite.push_back(flush(root * model.excitations[k].gains[n]));
+  e.delay_s.assign(e.output_count, 0.0);
+  if (!e.contact_microphone) {
+    double nearest = model.listeners.front().delay_s;
+    for (const auto& l : model.listeners) nearest = std::min(nearest, l.delay_s);
+    for (int l = 0; l < e.output_count; ++l) e.delay_s[l] = model.listeners[l].delay_s - nearest;
   }
+  if (!e.contact_microphone)
+    for (int l = 0; l < e.output_count; ++l)
+      for (int n = 0; n < n_modes; ++n) e.pickup.push_back(flush(root * model.listeners[l].gains[n]));
 
   e.description = fmt::format(
       "Modal model of {}: {} modes ({} Hz to {} Hz), {} excitation point(s), {}; material {}",

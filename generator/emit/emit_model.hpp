@@ -30,6 +30,18 @@ struct EmitModel {
   // 1 / max over (l, k) of Σ_n |e_kn p_ln|: a unit-momentum strike at any point gives an
   // initial output of at most 1 (the velocity impulse response at t=0+ is Σ_n e_kn p_ln).
   double normalization = 1;
+  // The two factors of gains, each carrying √normalisation, for code that interpolates the
+  // excitation point (a moving contact): excite[k * N + n] = √norm · e_kn; pickup[l * N + n] =
+  // √norm · p_ln for listeners (empty for the contact microphone, whose pickup is the
+  // interpolated excitation shape itself).
+  std::vector<double> excite;
+  std::vector<double> pickup;
+  // Per output: the listener's propagation delay minus the nearest listener's (s), so stereo
+  // listeners keep their interaural delay without a common latency; 0 for the contact microphone.
+  std::vector<double> delay_s;
+  // From the bank's normalised output to physical units (m/s at the contact, or the listener
+  // gains' unit): 1 / normalization.
+  double physical_scale = 1;
   // Triangles over the excitation points (the model's excitation_triangles), for a moving
   // contact; may be empty.
   std::vector<std::array<int, 3>> triangles;

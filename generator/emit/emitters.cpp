@@ -10,24 +10,27 @@
 #include <set>
 
 #include "emit/number_format.hpp"
+#include "emit/output_level.hpp"
 #include "emit/template_engine.hpp"
 #include "util/error.hpp"
 
 namespace mesh2dsp {
 namespace {
 
-constexpr double kDefaultHardness = 0.7;
+constexpr double kDefaultHardness = 0.8;
 constexpr double kDefaultGain = 0.5;
-// Contact defaults: size as in Mesh2Faust's example (seed 004), a slow scrape at half a newton
+// Contact defaults: size as in Mesh2Faust's example (Hiner 2024), a slow scrape at half a newton
 // on a pink (beta = 1) surface, a typical metal-on-metal friction coefficient.
 constexpr double kDefaultSize = 0.1;
 constexpr double kDefaultSpeed_mps = 0.3;
 constexpr double kDefaultForce_N = 0.5;
 constexpr double kDefaultRoughness = 1.0;
 constexpr double kDefaultFriction = 0.3;
+// Live input: newtons of force per full-scale input sample.
+constexpr double kDefaultInputGain_N = 100;
 
 // The three modes with the largest gain at point 0 (output 0), ascending in frequency: the
-// "dominant modal frequencies" of the micro-collision trains (seed 002). Repeats the last when
+// "dominant modal frequencies" of the micro-collision trains (FoleyAutomatic, 2001). Repeats the last when
 // the model has fewer modes.
 std::vector<double> dominant_ratios(const EmitModel& m) {
   std::vector<int> order(m.mode_count);
@@ -75,10 +78,32 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
         m.contact_microphone
             ? std::string("the surface velocity at the struck point along the strike direction "
                           "(contact microphone)")
-            : fmt::format("one per listener ({}), the radiated pressure as a mix of the modal "
-                          "velocities through the listener gains",
+            : fmt::format("one per listener ({}), the sound pressure there: each mode's velocity "
+                          "times its radiation gain (O'Brien, Cook & Essl, \"Synthesizing Sounds "
+                          "from Physically Based Motion\", 2001, eq. 10), without the propagation "
+                          "delay",
                           m.output_count));
   d.set("normalization", double_text(m.normalization));
+  d.set("contact_mic", m.contact_microphone);
+  d.set("contact_mic_flag", std::string(m.contact_microphone ? "1" : "0"));
+  d.set("physical_scale", float_literal(m.physical_scale));
+  d.set("physical_unit", m.contact_microphone
+                             ? std::string("the surface velocity in m/s")
+                             : std::string("the sound pressure in Pa (O'Brien, Cook & Essl 2001, eq. 10)"));
+  d.set("level", float_literal(default_output_level(m, kDefaultHardness, kDefaultGain)));
+  d.set("default_point", std::to_string(loudest_point(m, kDefaultHardness)));
+  // Interaural delays: a 4-tap fractional delay per output (none when all are 0).
+  const double longest = *std::max_element(m.delay_s.begin(), m.delay_s.end());
+  d.set("has_delays", longest > 0);
+  d.set("output_delays", fmt::format("{}", fmt::join(floats(m.delay_s), ", ")));
+  std::vector<std::string> c_delays;
+  for (double v : m.delay_s) c_delays.push_back(c_float_literal(v));
+  d.set("output_delays_c", fmt::format("{}", fmt::join(c_delays, ", ")));
+  // Ring size for the longest delay at 192 kHz plus the 4 taps, a power of two.
+  int ring = 8;
+  while (ring < longest * 192000 + 8) ring *= 2;
+  d.set("delay_ring", std::to_string(ring));
+  d.set("default_input_gain", float_literal(kDefaultInputGain_N));
   d.set("fundamental_hz", float_literal(m.fundamental_hz));
   d.set("freq_min", float_literal(std::min(20.0, m.fundamental_hz / 2)));
   d.set("freq_max", float_literal(std::max(20000.0, m.fundamental_hz * 2)));
@@ -92,7 +117,14 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
   const auto micro = dominant_ratios(m);
   d.set("micro_ratios", fmt::format("{}f, {}f, {}f", float_literal(micro[0]), float_literal(micro[1]),
                                     float_literal(micro[2])));
-  d.set("ratios", number_list(floats(m.frequency_ratio), ", "));
+  std::vector<double> omega_ratio;
+  for (double r : m.frequency_ratio) omega_ratio.push_back(2 * M_PI * r);
+  d.set("omega_ratios", number_list(floats(omega_ratio), ", "));
+  std::vector<double> omega_ratio2, decay2;
+  for (double w : omega_ratio) omega_ratio2.push_back(w * w);
+  for (double d : m.decay_per_s) decay2.push_back(d * d);
+  d.set("omega_ratios2", number_list(floats(omega_ratio2), ", "));
+  d.set("decays2", number_list(floats(decay2), ", "));
   // The triangulation as a flat Faust table and a C array (one zero row when there is none,
   // so both stay valid).
   std::string flat, rows;
@@ -194,16 +226,21 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
   d.set("excitation_library", render_template("faust/excitations.lib.mustache", d));
   if (s.excitations.empty()) throw Error("no contact model to compile in (--excitation)");
   set_excitations(d, m, s.excitations);
-  // Per mode: its constants and its gains for every (output, point), [l * K + k].
+  // Per mode: its constants, its shape at every point and its pickup at every listener.
   TemplateData modes{TemplateData::type::list};
   for (int n = 0; n < m.mode_count; ++n) {
-    std::vector<std::string> gains;
-    for (int l = 0; l < m.output_count; ++l)
-      for (int k = 0; k < m.point_count; ++k) gains.push_back(float_literal(m.gain(l, k, n)));
+    std::vector<std::string> excite, pickup;
+    for (int k = 0; k < m.point_count; ++k) excite.push_back(float_literal(m.excite[k * m.mode_count + n]));
+    if (!m.contact_microphone)
+      for (int l = 0; l < m.output_count; ++l) pickup.push_back(float_literal(m.pickup[l * m.mode_count + n]));
     TemplateData item;
-    item.set("ratio", float_literal(m.frequency_ratio[n]));
+    const double omega = 2 * M_PI * m.frequency_ratio[n];
+    item.set("omega_ratio", float_literal(omega));
+    item.set("omega_ratio2", float_literal(omega * omega));
     item.set("decay", float_literal(m.decay_per_s[n]));
-    item.set("gains", number_list(gains, ", "));
+    item.set("decay2", float_literal(m.decay_per_s[n] * m.decay_per_s[n]));
+    item.set("excite", number_list(excite, ", "));
+    item.set("pickup", number_list(pickup, ", "));
     item.set("comma", n + 1 < m.mode_count ? std::string(",") : std::string());
     modes.push_back(item);
   }
@@ -213,34 +250,44 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
 
 std::string emit_c_header(const EmitModel& m, const EmitSettings& s) {
   TemplateData d = common_data(m, s);
-  d.set("gains", number_list(floats(m.gains), ", "));
-  // State size at the default 32 lanes, for the header's usage note: 6 per-mode arrays, 3 gain
-  // arrays per output, and the per-lane accumulators (3 x 64 samples x 32 lanes per output).
+  d.set("excite_table", number_list(floats(m.excite), ", "));
+  d.set("pickup_table", number_list(floats(m.pickup.empty() ? std::vector<double>{0.0} : m.pickup), ", "));
+  d.set("pickup_size", std::to_string(std::max<size_t>(m.pickup.size(), 1)));
+  // State size at the default 32 lanes, for the header's usage note: 9 per-mode arrays, 2 per
+  // output, and the per-lane accumulators (64 samples x 32 lanes per output).
   const long padded = (m.mode_count + 31) / 32 * 32;
-  const long bytes = padded * (6 + 3 * m.output_count) * 4 + m.output_count * 3 * 64 * 32 * 4 + 1024;
+  const long bytes = padded * (9 + 2 * m.output_count) * 4 + m.output_count * 64 * 32 * 4 + 1024;
   d.set("state_kib", std::to_string((bytes + 1023) / 1024));
   return render_template("cpp/model.h.mustache", d);
 }
 
 std::string emit_sy(const EmitModel& m, const EmitSettings& s) {
   TemplateData d = common_data(m, s);
-  std::vector<double> hz;
-  for (double r : m.frequency_ratio) hz.push_back(r * m.fundamental_hz);
-  std::vector<std::string> f, dec;
-  for (double v : hz) f.push_back(double_text(v));
-  for (double v : m.decay_per_s) dec.push_back(double_text(v));
+  std::vector<std::string> f, dec, amplitudes;
+  std::vector<double> omega_d;
+  for (int n = 0; n < m.mode_count; ++n) {
+    const double hz = m.frequency_ratio[n] * m.fundamental_hz, sigma = m.decay_per_s[n];
+    f.push_back(double_text(hz));
+    dec.push_back(double_text(sigma));
+    omega_d.push_back(std::sqrt(std::max(0.0, std::pow(2 * M_PI * hz, 2) - sigma * sigma)));
+  }
+  // Displacement amplitudes g / omega_d (JASS rings as a sine), scaled so the largest sum of
+  // |amplitudes| over the points is 1.
+  double largest = 0;
+  for (int k = 0; k < m.point_count; ++k) {
+    double sum = 0;
+    for (int n = 0; n < m.mode_count; ++n) sum += omega_d[n] > 0 ? std::abs(m.gain(0, k, n)) / omega_d[n] : 0;
+    largest = std::max(largest, sum);
+  }
+  const double scale = largest > 0 ? 1 / largest : 1;
+  for (int k = 0; k < m.point_count; ++k)
+    for (int n = 0; n < m.mode_count; ++n)
+      amplitudes.push_back(double_text(omega_d[n] > 0 ? m.gain(0, k, n) / omega_d[n] * scale : 0.0));
   d.set("frequencies", number_list(f));
   d.set("decays", number_list(dec));
-  TemplateData locations{TemplateData::type::list};
-  for (int k = 0; k < m.point_count; ++k) {
-    std::vector<std::string> g;
-    for (int n = 0; n < m.mode_count; ++n) g.push_back(double_text(m.gain(0, k, n)));
-    TemplateData item;
-    item.set("gains", number_list(g, " "));
-    locations.push_back(item);
-  }
-  d.set("locations", locations);
-  d.set("sy_output", m.contact_microphone ? std::string("contact microphone")
+  d.set("amplitudes", number_list(amplitudes));
+  d.set("sy_scale", double_text(scale));
+  d.set("sy_output", m.contact_microphone ? std::string("the contact microphone")
                                           : std::string("listener 0"));
   return render_template("sy/model.sy.mustache", d);
 }

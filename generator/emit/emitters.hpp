@@ -32,7 +32,8 @@ std::vector<std::string> parse_excitations(const std::string& spec);
 std::string emit_faust(const EmitModel& model, FaustVariant variant, const EmitSettings& settings);
 // One header that compiles as C and as C++ (class mesh2dsp_models::<ClassName>).
 std::string emit_c_header(const EmitModel& model, const EmitSettings& settings);
-// van den Doel's JASS modes file (seed 003): frequencies, decay rates, gains per location.
+// The modes file of JASS (van den Doel), exactly as its jass.generators.ModalModel reader reads it:
+// frequencies, decay rates, displacement amplitudes per location.
 std::string emit_sy(const EmitModel& model, const EmitSettings& settings);
 
 // Text that is safe inside a double-quoted Faust/C string and a comment: quotes, backslashes,

@@ -1064,13 +1064,22 @@ double signed_volume(const SurfaceMesh& mesh) {
 }
 
 Eigen::MatrixXd vertex_normals(const SurfaceMesh& mesh) {
+  // Angle-weighted (Thürmer & Wüthrich, "Computing Vertex Normals from Polygonal Facets", 1998):
+  // each face's unit normal weighted by its interior angle at the vertex, so how a flat region
+  // is split into triangles does not change the normal (area weighting made a box corner's
+  // normal a triangulation artefact). The generator's strike directions and the reference
+  // solver's forces both use it.
   const auto& V = mesh.vertices;
   const auto& F = mesh.faces;
   Eigen::MatrixXd N = Eigen::MatrixXd::Zero(V.rows(), 3);
   for (Eigen::Index f = 0; f < F.rows(); ++f) {
-    const Eigen::Vector3d a = V.row(F(f, 0)), b = V.row(F(f, 1)), c = V.row(F(f, 2));
-    const Eigen::RowVector3d n = (b - a).cross(c - a).transpose();  // 2 × area × unit normal
-    for (int k = 0; k < 3; ++k) N.row(F(f, k)) += n;
+    const Eigen::Vector3d p[3] = {V.row(F(f, 0)), V.row(F(f, 1)), V.row(F(f, 2))};
+    const Eigen::Vector3d n = (p[1] - p[0]).cross(p[2] - p[0]);
+    if (!(n.norm() > 0)) continue;
+    for (int k = 0; k < 3; ++k) {
+      const Eigen::Vector3d a = p[(k + 1) % 3] - p[k], b = p[(k + 2) % 3] - p[k];
+      N.row(F(f, k)) += std::atan2(a.cross(b).norm(), a.dot(b)) * n.normalized().transpose();
+    }
   }
   for (Eigen::Index i = 0; i < N.rows(); ++i) {
     const double len = N.row(i).norm();

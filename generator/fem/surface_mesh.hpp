@@ -55,7 +55,7 @@ SurfaceMesh read_checked_surface_mesh(const std::filesystem::path& path, double 
 // Signed enclosed volume (positive for outward-oriented faces), m³.
 double signed_volume(const SurfaceMesh& mesh);
 
-// Area-weighted outward vertex normals (unit length).
+// Angle-weighted outward vertex normals (unit length).
 Eigen::MatrixXd vertex_normals(const SurfaceMesh& mesh);
 
 }  // namespace mesh2dsp

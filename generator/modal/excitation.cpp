@@ -57,11 +57,36 @@ int nearest_surface_vertex(const TetMesh& mesh, const std::vector<bool>& surface
 
 }  // namespace
 
+std::vector<bool> smooth_surface_vertices(const TetMesh& mesh, double max_angle_rad) {
+  const Eigen::MatrixXd normals = vertex_normals(SurfaceMesh{mesh.vertices, mesh.surface_faces});
+  std::vector<bool> smooth = on_surface(mesh);
+  const double min_cos = std::cos(max_angle_rad);
+  const auto& V = mesh.vertices;
+  const auto& F = mesh.surface_faces;
+  for (Eigen::Index f = 0; f < F.rows(); ++f) {
+    const Eigen::Vector3d n = (Eigen::Vector3d(V.row(F(f, 1)) - V.row(F(f, 0))))
+                                  .cross(Eigen::Vector3d(V.row(F(f, 2)) - V.row(F(f, 0))));
+    if (!(n.norm() > 0)) continue;
+    for (int k = 0; k < 3; ++k)
+      if (normals.row(F(f, k)).dot(n.normalized()) < min_cos) smooth[F(f, k)] = false;
+  }
+  return smooth;
+}
+
 std::vector<int> farthest_point_samples(const TetMesh& mesh, int count) {
+  // Candidates: surface vertices where the surface is smooth (every incident face within 10°
+  // of the vertex normal): face interiors of a box, not its edges and corners, where a strike
+  // direction is a triangulation artefact. All surface vertices when too few are smooth.
   const auto surface = on_surface(mesh);
+  const auto smooth = smooth_surface_vertices(mesh, 10.0 * M_PI / 180);
   std::vector<int> candidates;
-  for (int i = 0; i < static_cast<int>(surface.size()); ++i)
-    if (surface[i]) candidates.push_back(i);
+  for (int i = 0; i < static_cast<int>(smooth.size()); ++i)
+    if (smooth[i]) candidates.push_back(i);
+  if (static_cast<int>(candidates.size()) < count) {
+    candidates.clear();
+    for (int i = 0; i < static_cast<int>(surface.size()); ++i)
+      if (surface[i]) candidates.push_back(i);
+  }
   if (candidates.empty()) throw Error("the mesh has no surface vertices to excite");
   count = std::min<int>(count, static_cast<int>(candidates.size()));
   Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
@@ -133,8 +158,7 @@ std::vector<int> select_excitation_vertices(const std::string& spec, const TetMe
 std::vector<ModalExcitation> excitation_gains(const std::vector<int>& vertices, const TetMesh& mesh,
                                               const Eigen::MatrixXd& shapes,
                                               const std::string& normalization) {
-  const Eigen::MatrixXd normals =
-      vertex_normals(SurfaceMesh{mesh.vertices, mesh.surface_faces});
+  const Eigen::MatrixXd normals = vertex_normals(SurfaceMesh{mesh.vertices, mesh.surface_faces});
   std::vector<ModalExcitation> out;
   for (int v : vertices) {
     ModalExcitation e;

@@ -1,5 +1,5 @@
 #pragma once
-// Excitation points and their gains (DESIGN.md): gainₙ = φₙ(x)·d for the mass-normalised shape
+// Excitation points and their gains: gainₙ = φₙ(x)·d for the mass-normalised shape
 // φₙ and the strike direction d (the outward surface normal by default).
 #include <Eigen/Core>
 #include <array>
@@ -17,18 +17,23 @@ namespace mesh2dsp {
 std::vector<int> select_excitation_vertices(const std::string& spec, const TetMesh& mesh);
 
 // Surface vertices spread evenly: farthest-point sampling from the vertex farthest from the
-// centroid (deterministic).
+// centroid (deterministic), over the smooth surface vertices (face interiors, not edges and
+// corners) when there are at least `count` of them.
 std::vector<int> farthest_point_samples(const TetMesh& mesh, int count);
 
+// True for surface vertices whose incident faces all lie within max_angle_rad of the vertex's
+// (angle-weighted) normal.
+std::vector<bool> smooth_surface_vertices(const TetMesh& mesh, double max_angle_rad);
+
 // One excitation per vertex with gains from the shapes (3N × modes over all nodes; corner
-// node i is mesh vertex i). `normalization`: "physical" keeps φ·d as it is; "per-point"
+// node i is mesh vertex i), struck along the angle-weighted normal (vertex_normals). `normalization`: "physical" keeps φ·d as it is; "per-point"
 // scales each point's gains so the largest magnitude is 1 (Mesh2Faust's practice).
 std::vector<ModalExcitation> excitation_gains(const std::vector<int>& vertices, const TetMesh& mesh,
                                               const Eigen::MatrixXd& shapes,
                                               const std::string& normalization);
 
 // Triangles over the excitation points (indices into `points`) for the barycentric gain
-// interpolation of a moving contact (van den Doel & Pai, seed 003 section 2.3 and Fig. 4: gains
+// interpolation of a moving contact (van den Doel & Pai, "Modal Synthesis for Vibrating Objects", 2003, section 2.3 and Fig. 4: gains
 // at sampled locations, interpolated over a triangulation of them). The points are centred and
 // whitened along their principal axes, pushed onto the unit sphere, and their convex hull is
 // taken there: the hull of points on a sphere is their spherical Delaunay triangulation, so

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <faust/gui/meta.h>
+
 #include "runtime/dsp/control_layout.hpp"
 #include "runtime/render/offline_render.hpp"
 #include "util/error.hpp"
@@ -45,13 +47,24 @@ GeneratedRender render_generated(const GeneratedRequest& r) {
     throw Error(fmt::format("{}: output {} asked for, but the program has {} output(s)", r.name,
                             r.output, out.outputs));
 
-  // Controls: unit gain, the requested excitation point; everything else at its default.
+  // The emitted output level (declare mesh2dsp_level): the comparison wants the bank itself.
+  struct LevelMeta : Meta {
+    double level = 1;
+    void declare(const char* key, const char* value) override {
+      if (std::string(key) == "mesh2dsp_level") level = std::atof(value);
+    }
+  } meta;
+  instance->metadata(&meta);
+  // Controls: unit gain, the requested excitation point, an input gain that makes an input
+  // sample the momentum of that sample (the input is a force in N: N = momentum * rate);
+  // everything else at its default.
   const auto layout = runtime::ControlLayout::of(*instance);
   std::vector<runtime::ZoneEvent> events;
   const runtime::ControlItem* first_button = nullptr;
   for (const auto* c : layout.controls()) {
     if (c->is_button() && !first_button) first_button = c;
     if (c->label == "gain") *c->zone = 1;
+    if (c->label == "input gain") *c->zone = static_cast<FAUSTFLOAT>(r.sample_rate_hz);
     if (c->label == "excitation point") {
       if (r.point > c->max) throw Error(fmt::format("{}: excitation point {} asked for, the program has {}",
                                                     r.name, r.point, static_cast<int>(c->max) + 1));
@@ -93,6 +106,7 @@ GeneratedRender render_generated(const GeneratedRequest& r) {
     out.samples.insert(out.samples.end(), o[r.output], o[r.output] + n);
   };
   runtime::run_offline(*instance, r.frames, events, io);
+  for (float& v : out.samples) v = static_cast<float>(v / meta.level);
   if (!out.driven_by_input)
     for (float& v : out.samples) v = static_cast<float>(v * r.strike_momentum);
   for (float v : out.samples)

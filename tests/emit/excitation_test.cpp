@@ -68,9 +68,10 @@ TEST_F(ExcitationTest, ImpactWithTwiceTheContactTimeHasALowerCentroid) {
   const auto short_pulse = render("force", kImpact, s);
   s.hardness -= kDoubleT;
   const auto long_pulse = render("force", kImpact, s);
-  // Both deliver the struck momentum (1 N s), as seed 003 eq. 7 is scaled to.
-  EXPECT_NEAR(std::accumulate(short_pulse.begin(), short_pulse.end(), 0.0), 1.0, 1e-4);
-  EXPECT_NEAR(std::accumulate(long_pulse.begin(), long_pulse.end(), 0.0), 1.0, 1e-4);
+  // Both deliver the struck momentum (1 N s), as van den Doel & Pai's eq. 7 is scaled to: the
+  // force (N) summed over samples of 1/rate s.
+  EXPECT_NEAR(std::accumulate(short_pulse.begin(), short_pulse.end(), 0.0) / kRate, 1.0, 1e-4);
+  EXPECT_NEAR(std::accumulate(long_pulse.begin(), long_pulse.end(), 0.0) / kRate, 1.0, 1e-4);
   const double c_short = centroid_hz(short_pulse), c_long = centroid_hz(long_pulse);
   RecordProperty("centroid_short_hz", std::to_string(c_short));
   RecordProperty("centroid_long_hz", std::to_string(c_long));

@@ -22,7 +22,7 @@ TEST_F(GenerateTest, WritesEveryOutputAndTheModelBesideThem) {
   const std::string dsp = read_text(dir / "bar.dsp");
   for (const char* s : {"declare name \"bar\"", "declare author", "declare license", "declare description",
                         "import(\"stdfaust.lib\")", "barModel(freq, exPos, t60Scale)", "[midi:keyon 60]",
-                        "[scale:log][unit:Hz]", "nentry(", "ba.sAndH(gate | (1 - 1'))", "ma.SR"})
+                        "[scale:log][unit:Hz]", "nentry(", "ba.sAndH(m2dExcite.rise(gate) | (1 - 1'))", "ma.SR"})
     EXPECT_NE(dsp.find(s), std::string::npos) << s;
   EXPECT_EQ(dsp.find("process"), dsp.rfind("process"));  // exactly one process
   EXPECT_EQ(read_text(dir / "bar.lib").find("process ="), std::string::npos);

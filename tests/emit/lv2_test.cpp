@@ -24,8 +24,9 @@ TEST_F(TargetTest, Lv2BundleFromTheEffectRendersAStrikeInALilvHostLikeTheHeader)
   for (const char* f : {"plugins/testbar.lv2/manifest.ttl", "plugins/testbar.lv2/testbar.ttl",
                         "plugins/testbar.lv2/testbar.so", "plugins/testbar.modal.json"})
     EXPECT_TRUE(fs::exists(dir / f)) << f;
-  // The host feeds a unit impulse (a strike of unit momentum) into the effect's force input.
-  r = run("cd '" + dir.string() + "' && '" MESH2DSP_LV2_HOST "' plugins/testbar.lv2 48000 1 strike.wav gain=1");
+  // The host feeds a unit impulse into the effect's force input; at 48000 N per unit sample that
+  // is a strike of 1 N s.
+  r = run("cd '" + dir.string() + "' && '" MESH2DSP_LV2_HOST "' plugins/testbar.lv2 48000 1 strike.wav gain=1 input_gain=48000");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("inputs 1 outputs 1"), std::string::npos) << r.output;
   int rate = 0, channels = 0;

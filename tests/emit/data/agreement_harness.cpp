@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   model.prepare(static_cast<float>(rate));
   model.setGlide(position - point);
   model.setExcitationPoint(point);
-  model.setExcitation(kind);
+  model.setExcitation(effect ? 5 : kind);  // the effect is the live-input model
   if (moving) model.setContact(true, 0, u, v);
   if (effect) model.apply();
   else model.strike(position, 1.0f);
@@ -68,12 +68,13 @@ int main(int argc, char** argv) {
   for (int done = 0; done < total; done += block) {
     for (int m = 0; m < block; ++m) {
       noise = noise * 1103515245u + 12345u;
-      // An impulse, then quiet noise: the effect's force input.
-      in[m] = (done + m == 0 ? 1.0f : 0.0f) + 1e-3f * (static_cast<float>(noise >> 8) / 16777216.0f - 0.5f);
+      // An impulse (1 N s at the default input gain of 100 N), then quiet noise: the force input.
+      in[m] = (done + m == 0 ? static_cast<float>(rate) / 100.0f : 0.0f) +
+              1e-3f * (static_cast<float>(noise >> 8) / 16777216.0f - 0.5f);
     }
     float* in_ptr[1] = {in.data()};
     faust.compute(block, faust_reads_input ? in_ptr : nullptr, faust_ptr);
-    model.process(effect || live ? in.data() : nullptr, header_ptr, block);
+    model.process(in.data(), header_ptr, block);
     for (int l = 0; l < kOut; ++l)
       for (int m = 0; m < block; ++m) {
         peak = std::fmax(peak, std::fabs(faust_out[l][m]));

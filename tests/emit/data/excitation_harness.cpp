@@ -1,11 +1,14 @@
 // Renders the emitted header's contact models to raw float32 for the excitation tests.
 // Usage: excitation_harness <force|output> <kind> <rate> <seconds> <hardness> <speed> <roughness>
 //                           <size> <out.f32>
-//   force:  the selected model's force alone (contactForce), struck at sample 0;
+//   force:  the selected model's force alone in newtons (contactForce), struck at sample 0;
 //   output: the model's output (gain 1) for that force.
 // Then optionally where: "point P" strikes point P; "contact U V" a moving contact at (U, V) on
 // triangle 0; "sweep" moves the contact on triangle 0 around its edges (0,0) -> (1,0) -> (0,1)
-// -> (0,0), one round per second, from 50 ms on.
+// -> (0,0), one round per second, from 50 ms on; "repeat" strikes point 0 every 25 ms; "glide P"
+// strikes point P and from 50 ms on moves the glide from 0 to 1 in one second.
+// The live-input model (kind 5) is fed a sum of five sines (300 .. 9000 Hz, 0.2 each).
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,13 +37,24 @@ int main(int argc, char** argv) {
   if (force_only) {
     model.strike(0.0f, 1.0f);
     model.apply();
-    for (int m = 0; m < total; ++m) out[m] = model.contactForce(m == 0);
+    for (int m = 0; m < total; ++m) out[m] = model.contactForce(m == 0 || (where == "repeat" && m % (rate / 40) == 0));
   } else {
     model.strike(where == "point" ? static_cast<float>(std::atof(argv[11])) : 0.0f, 1.0f);
     if (where == "contact") model.setContact(true, 0, static_cast<float>(std::atof(argv[11])), static_cast<float>(std::atof(argv[12])));
     if (where == "sweep") model.setContact(true, 0, 0.0f, 0.0f);
+    if (where == "glide") model.strike(static_cast<float>(std::atof(argv[11])), 1.0f);
+    std::vector<float> in(total);
+    for (int m = 0; m < total; ++m) {
+      in[m] = 0;
+      for (double hz : {300.0, 1100.0, 2500.0, 4700.0, 9000.0}) in[m] += 0.2f * static_cast<float>(std::sin(2 * M_PI * hz * m / rate));
+    }
     const int block = 16;
     for (int done = 0; done < total; done += block) {
+      if (where == "repeat" && done % (rate / 40) < block && done > 0) model.strike(0.0f, 1.0f);
+      if (where == "glide") {
+        const double w = (done - rate / 20) / double(rate);
+        model.setGlide(static_cast<float>(w < 0 ? 0 : (w > 1 ? 1 : w)));
+      }
       if (where == "sweep" && done >= rate / 20) {
         const double phase = 3.0 * (done - rate / 20) / rate;  // three edges per second
         const double f = phase - static_cast<int>(phase);
@@ -49,7 +63,7 @@ int main(int argc, char** argv) {
         const float v = edge == 0 ? 0.0f : (edge == 1 ? f : 1 - f);
         model.setContact(true, 0, u, v);
       }
-      model.process(nullptr, out.data() + done, total - done < block ? total - done : block);
+      model.process(in.data() + done, out.data() + done, total - done < block ? total - done : block);
     }
   }
   FILE* f = std::fopen(argv[9], "wb");
