@@ -96,15 +96,20 @@ MatchResult match_modes(const std::vector<double>& model_hz, const std::vector<d
       used[best] = 1;
       g.reference_hz = reference_peaks[best].frequency_hz;
       g.reference_db = reference_peaks[best].level_db - reference_top_db;
-      double ratio = 1;
-      if (settings.reference_newmark_dt_s > 0) {
-        // ω̃ = (2/Δt)·atan(ωΔt/2): the ratio ω̃/ω at the generated (true-system) frequency.
-        const double y = M_PI * g.generated_hz * settings.reference_newmark_dt_s;
-        ratio = std::atan(y) / y;
-      }
-      g.integrator_shift = ratio - 1;
       g.raw_frequency_error = g.reference_hz / g.generated_hz - 1;
-      g.frequency_error = g.reference_hz / (g.generated_hz * ratio) - 1;
+      g.frequency_error = g.raw_frequency_error;
+      if (settings.reference_newmark_dt_s > 0) {
+        // Both renders show the modes at the trapezoidal rule's warp (the generated one
+        // pre-warped): judge in continuous time, f = tan(π f̃ Δt)/(πΔt) (newmark.hpp), which is
+        // exact, so the verdict does not depend on Δt.
+        const double dt = settings.reference_newmark_dt_s;
+        auto unwarp = [dt](double f) { return std::tan(M_PI * f * dt) / (M_PI * dt); };
+        g.reference_continuous_hz = unwarp(g.reference_hz);
+        g.integrator_shift = g.generated_hz / unwarp(g.generated_hz) - 1;
+        g.frequency_error = g.reference_continuous_hz / unwarp(g.generated_hz) - 1;
+      } else {
+        g.reference_continuous_hz = g.reference_hz;
+      }
     }
     if (g.status == MatchStatus::weak) continue;
     if (best < 0) g.status = MatchStatus::missing;

@@ -20,11 +20,11 @@ struct MatchSettings {
   double judge_floor_db = 40;      // groups quieter than this (generated, re its strongest) are "weak"
   double min_prominence_db = 6;    // a peak stands this far above its valleys
   double frequency_scale = 1;      // applied to the model's and the generated peaks (--align-fundamental)
-  // The reference's time step when it is a Newmark average-acceleration render (0: a recording
-  // or unknown). That integrator lengthens every period: tan(ω̃Δt/2) = ωΔt/2, so a mode of the
-  // true system at f appears at f·atan(πfΔt)/(πfΔt), ≈ −(2πfΔt)²/12 (solver/newmark.hpp):
-  // 0.63 % at 8.4 kHz for Δt = 1/192 000 s. That known shift of the reference is taken out
-  // before judging, and reported.
+  // The time step of the two renders when the reference is a Newmark average-acceleration
+  // render and the generated model was pre-warped to it (0: a recording or unknown). That
+  // integrator is the bilinear transform of every mode: a mode at f shows at
+  // f̃ = atan(πfΔt)/(πΔt) (solver/newmark.hpp). Frequencies are judged after mapping both back
+  // exactly, f = tan(πf̃Δt)/(πΔt); the shift is reported.
   double reference_newmark_dt_s = 0;
 };
 
@@ -38,9 +38,10 @@ struct ModeGroup {
   double generated_db = -300;      // its level re the generated spectrum's maximum
   double reference_hz = -1;        // interpolated peak in the reference spectrum, -1: none
   double reference_db = -300;      // its level re the reference spectrum's maximum
-  double frequency_error = 0;      // reference_hz / (generated_hz · integrator ratio) − 1: judged
+  double frequency_error = 0;      // judged: reference / generated − 1 in continuous time
+  double reference_continuous_hz = -1;  // reference_hz mapped back through the integrator's warp
   double raw_frequency_error = 0;  // reference_hz / generated_hz − 1
-  double integrator_shift = 0;     // the reference integrator's expected period shift (ratio − 1)
+  double integrator_shift = 0;     // the integrator's frequency shift at this mode (shown / true − 1)
   double lo_hz = 0, hi_hz = 0;     // the search window
   MatchStatus status = MatchStatus::missing;
 };

@@ -39,6 +39,7 @@ json group_json(const ModeGroup& g) {
           {"frequency_error", found ? json(g.frequency_error) : json(nullptr)},
           {"raw_frequency_error", found ? json(g.raw_frequency_error) : json(nullptr)},
           {"reference_integrator_shift", g.integrator_shift},
+          {"reference_continuous_hz", found ? json(g.reference_continuous_hz) : json(nullptr)},
           {"generated_db", number(g.generated_db)},
           {"reference_db", found ? number(g.reference_db) : json(nullptr)},
           {"window_hz", {g.lo_hz, g.hi_hz}},
