@@ -135,6 +135,36 @@ TEST(Validate, BarListenerPasses) {
     if (m["name"] == "onset") EXPECT_TRUE(m["judged"].get<bool>() && m["passed"].get<bool>()) << m.dump();
 }
 
+TEST(Validate, TheVerdictAndCorrectedFrequenciesDoNotDependOnTheTimeStep) {
+  // Issue 12: the reference steps once per audio sample by default; at today's fine step
+  // (1/288 000 s) the verdict is the same and every judged mode's reference frequency, mapped
+  // back through the integrator's exact warp, agrees within 0.01 %.
+  const fs::path coarse = scratch_root() / "dt-sample", fine = scratch_root() / "dt-fine";
+  const std::string common = "validate " + kBar + " --strike vertex:12 --listener 0,0,0.5" + kShort;
+  const CliRun a = cli(common + " --report " + coarse.string());
+  const CliRun b = cli(common + " --dt 3.4722222222222222e-6 --report " + fine.string());
+  ASSERT_EQ(a.exit_code, b.exit_code) << a.output << b.output;
+  const json ja = read_json(coarse / "report.json"), jb = read_json(fine / "report.json");
+  EXPECT_EQ(ja["verdict"], jb["verdict"]);
+  int compared = 0;
+  double largest_shift = 0;
+  for (const auto& ma : ja["modes"]) {
+    if (ma["status"] != "matched") continue;
+    for (const auto& mb : jb["modes"]) {
+      if (mb["modes"] != ma["modes"] || mb["status"] != "matched") continue;
+      const double fa = ma["reference_continuous_hz"].get<double>(), fb = mb["reference_continuous_hz"].get<double>();
+      std::printf("modes %s: corrected %.3f Hz (1 step/sample, shift %+.3f %%) vs %.3f Hz (1/288000 s), %+.5f %%\n",
+                  ma["modes"].dump().c_str(), fa, 100 * ma["reference_integrator_shift"].get<double>(), fb,
+                  100 * (fa / fb - 1));
+      EXPECT_NEAR(fa / fb, 1, 1e-4) << ma.dump() << mb.dump();
+      largest_shift = std::max(largest_shift, std::abs(ma["reference_integrator_shift"].get<double>()));
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 3);
+  EXPECT_GT(largest_shift, 0.002);  // the warp was there to correct
+}
+
 TEST(Validate, PlateContactMicrophonePasses) {
   const fs::path dir = scratch_root() / "plate-contact";
   const CliRun r = cli("validate " + kPlate + " --strike point:0.03,0.045,0.0025 --duration 0.2" +
