@@ -1,5 +1,7 @@
 #include "validate/mode_matching.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -43,7 +45,13 @@ MatchResult match_modes(const std::vector<double>& model_hz, const std::vector<d
   // Degenerate groups: modes the analysis cannot tell apart are one expected peak (seed 004 §4).
   for (std::size_t i = 0; i < model_hz.size(); ++i) {
     const double f = model_hz[i] * scale;
-    if (f < band_lo_hz || f > band_hi_hz) continue;
+    if (f < band_lo_hz || f > band_hi_hz) {
+      result.outside.push_back({static_cast<int>(i), f, f < band_lo_hz
+          ? fmt::format("below the compared band ({:.0f} Hz: --fmin, or 20 Hz)", band_lo_hz)
+          : fmt::format("above the compared band ({:.0f} Hz: the lower of the audible 20 kHz, --fmax, "
+                        "0.49 x the sample rate and the model's highest mode)", band_hi_hz)});
+      continue;
+    }
     if (!result.groups.empty() &&
         f - model_hz[result.groups.back().modes.back()] * scale < settings.resolution_hz)
       result.groups.back().modes.push_back(static_cast<int>(i));
@@ -82,9 +90,7 @@ MatchResult match_modes(const std::vector<double>& model_hz, const std::vector<d
     const double f_generated = generated.peak_in(g.lo_hz / scale, g.hi_hz / scale, &height);
     g.generated_db = db_re(height, generated_max);
     g.generated_hz = f_generated > 0 ? f_generated * scale : g.model_hz;
-    if (f_generated <= 0 || g.generated_db < -settings.judge_floor_db) {
-      g.status = MatchStatus::weak;
-    }
+    const bool generated_audible = f_generated > 0 && g.generated_db >= -settings.judge_floor_db;
     // The strongest reference peak in the window.
     int best = -1;
     for (std::size_t p = 0; p < reference_peaks.size(); ++p) {
@@ -111,7 +117,16 @@ MatchResult match_modes(const std::vector<double>& model_hz, const std::vector<d
         g.reference_continuous_hz = g.reference_hz;
       }
     }
-    if (g.status == MatchStatus::weak) continue;
+    const bool reference_audible = best >= 0 && g.reference_db >= -settings.judge_floor_db;
+    if (!generated_audible && !reference_audible) {
+      g.status = MatchStatus::weak;
+      g.note = fmt::format("{} in the generated render, {} in the reference (re each one's strongest peak): "
+                           "below the {:.0f} dB audible floor in both",
+                           f_generated > 0 ? fmt::format("{:.0f} dB", g.generated_db) : "no peak",
+                           best >= 0 ? fmt::format("{:.0f} dB", g.reference_db) : "no peak",
+                           settings.judge_floor_db);
+      continue;
+    }
     if (best < 0) g.status = MatchStatus::missing;
     else g.status = std::abs(g.frequency_error) <= tolerance ? MatchStatus::matched : MatchStatus::shifted;
   }

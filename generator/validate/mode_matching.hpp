@@ -17,7 +17,11 @@ struct MatchSettings {
   double resolution_hz = 4;        // modes closer than this form one (degenerate) group
   double search = 0.05;            // relative half-width of the window a peak is looked for in
   double floor_db = 60;            // peaks more than this below the spectrum's maximum are noise
-  double judge_floor_db = 40;      // groups quieter than this (generated, re its strongest) are "weak"
+  // "Audible": a group is judged when its peak lies within this of the strongest peak in
+  // either render (generated or reference, each re its own maximum); quieter in both, it is
+  // "weak": listed with its levels, not judged. 60 dB is the range a T60 is defined over and
+  // the dynamic range of a quiet room at a normal listening level.
+  double judge_floor_db = 60;
   double min_prominence_db = 6;    // a peak stands this far above its valleys
   double frequency_scale = 1;      // applied to the model's and the generated peaks (--align-fundamental)
   // The time step of the two renders when the reference is a Newmark average-acceleration
@@ -44,6 +48,14 @@ struct ModeGroup {
   double integrator_shift = 0;     // the integrator's frequency shift at this mode (shown / true − 1)
   double lo_hz = 0, hi_hz = 0;     // the search window
   MatchStatus status = MatchStatus::missing;
+  std::string note;                // why a weak group is not judged
+};
+
+// A model mode the comparison did not look at, and why (outside the compared band).
+struct UnjudgedMode {
+  int mode = -1;
+  double frequency_hz = 0;
+  std::string reason;
 };
 
 struct SpuriousPeak {
@@ -53,6 +65,7 @@ struct SpuriousPeak {
 struct MatchResult {
   std::vector<ModeGroup> groups;        // ascending
   std::vector<SpuriousPeak> spurious;   // reference peaks in [lo, hi] that no group explains
+  std::vector<UnjudgedMode> outside;    // model modes outside [lo, hi]
   double band_lo_hz = 0, band_hi_hz = 0;
 };
 

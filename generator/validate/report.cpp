@@ -32,6 +32,7 @@ std::string seconds(double t) {
 json group_json(const ModeGroup& g) {
   const bool found = g.reference_hz > 0;
   return {{"modes", g.modes},
+          {"note", g.note},
           {"degenerate", g.modes.size() > 1},
           {"model_hz", g.model_hz},
           {"generated_hz", number(g.generated_hz)},
@@ -113,6 +114,10 @@ json report_json(const ReportInput& r) {
     rows.push_back(m);
   }
   j["modes"] = rows;
+  json outside = json::array();
+  for (const auto& u : c.match.outside)
+    outside.push_back({{"mode", u.mode}, {"frequency_hz", u.frequency_hz}, {"reason", u.reason}});
+  j["not_judged_outside_band"] = outside;
   j["spurious_peaks"] = match_json(c.match)["spurious_peaks"];
   json model_modes = json::array();
   for (const auto& m : r.modes)
@@ -220,6 +225,17 @@ std::string report_html(const ReportInput& r) {
         xml_escape(t60));
   }
   h += "</table>\n";
+  {
+    // What was not judged, and why: nothing silently left out.
+    std::string list;
+    for (const auto& row : c.rows)
+      if (row.group.status == MatchStatus::weak)
+        list += fmt::format("<li>{} at {:.1f} Hz: {}</li>", modes_label(row.group.modes), row.group.model_hz,
+                            xml_escape(row.group.note));
+    for (const auto& u : c.match.outside)
+      list += fmt::format("<li>mode {} at {:.1f} Hz: {}</li>", u.mode, u.frequency_hz, xml_escape(u.reason));
+    if (!list.empty()) h += "<h3>Not judged</h3>\n<ul>" + list + "</ul>\n";
+  }
   if (!c.match.spurious.empty()) {
     h += "<p>Reference peaks no mode explains: ";
     for (const auto& p : c.match.spurious) h += fmt::format("{:.1f} Hz ({:.1f} dB); ", p.frequency_hz, p.level_db);

@@ -64,7 +64,7 @@ struct ValidateOptions {
   double frequency_tolerance_percent = 0.5, t60_tolerance_percent = 10;
   double lsd_bound_db = 6, level_tolerance_db = 3, onset_tolerance_ms = 2, spurious_db = 20;
   int max_missing = 0;
-  double judge_floor_db = 40;
+  double judge_floor_db = 60;
   runtime::CompileFlags compile;
 };
 
@@ -585,7 +585,8 @@ void register_validate_command(CLI::App& app) {
   cmd->add_option("--spurious-db", o->spurious_db,
                   "a reference peak no mode explains fails when within this of the strongest (dB)")->capture_default_str();
   cmd->add_option("--judge-floor", o->judge_floor_db,
-                  "modes more than this below the strongest (generated, dB) are listed, not judged")->capture_default_str();
+                  "audible: a mode is judged when its peak is within this of the strongest in either render (dB); "
+                  "quieter in both, it is listed with its levels, not judged")->capture_default_str();
   o->compile.add_to(*cmd);
   cmd->callback([cmd, o] { run(*cmd, *o); });
 }

@@ -133,6 +133,16 @@ TEST(Validate, BarListenerPasses) {
   const json j = read_json(dir / "report.json");
   for (const auto& m : j["measures"])
     if (m["name"] == "onset") EXPECT_TRUE(m["judged"].get<bool>() && m["passed"].get<bool>()) << m.dump();
+  // Issue 12, item 5: every mode audible in either render (within 60 dB of its strongest
+  // peak) is judged; what is not judged says why, in the JSON and on the page.
+  int judged = 0;
+  for (const auto& m : j["modes"]) {
+    if (m["status"] == "weak") EXPECT_NE(m["note"].get<std::string>().find("audible floor"), std::string::npos) << m.dump();
+    else ++judged;
+  }
+  EXPECT_GE(judged, 6);
+  ASSERT_TRUE(j.contains("not_judged_outside_band"));
+  for (const auto& u : j["not_judged_outside_band"]) EXPECT_FALSE(u["reason"].get<std::string>().empty());
 }
 
 TEST(Validate, TheVerdictAndCorrectedFrequenciesDoNotDependOnTheTimeStep) {
