@@ -30,6 +30,13 @@ struct MatchSettings {
   // f̃ = atan(πfΔt)/(πΔt) (solver/newmark.hpp). Frequencies are judged after mapping both back
   // exactly, f = tan(πf̃Δt)/(πΔt); the shift is reported.
   double reference_newmark_dt_s = 0;
+  // False when the generated program was rendered as given (--dsp), not pre-warped: then only
+  // the reference is mapped back, and its peaks are looked for at the warped frequencies.
+  bool generated_prewarped = true;
+  // A recording's noise floor on the reference spectrum's bins (empty: none): a reference peak
+  // counts only when it stands `noise_margin_db` above it.
+  std::vector<double> reference_noise_magnitude;
+  double noise_margin_db = 10;
 };
 
 enum class MatchStatus { matched, shifted, missing, weak };
@@ -72,6 +79,18 @@ struct MatchResult {
 // `model_hz`: the model's mode frequencies (ascending); `weights`: their expected amplitudes
 // (for the group centre). Modes outside [band_lo_hz, band_hi_hz] are skipped. `tolerance`
 // (relative) separates matched from shifted.
+// The reference spectrum's peaks that count: find_peaks with the settings' floor and
+// prominence, above the noise floor when one is given.
+std::vector<signal::Peak> reference_peaks(const signal::Spectrum& reference, double lo_hz, double hi_hz,
+                                          const MatchSettings& settings);
+
+// One material scale for a model against a reference: every frequency × s (s² = the factor on
+// E/ρ, the only material change that scales all modes alike). The s in [lo, hi] that lets the
+// most judged groups' model frequencies land within `tolerance` of a reference peak (ties: the
+// smallest mean error), refined to the geometric mean of those ratios. 1 when none lands.
+double fit_frequency_scale(const std::vector<double>& group_hz, const std::vector<signal::Peak>& peaks,
+                           double tolerance, double lo = 0.8, double hi = 1.25);
+
 MatchResult match_modes(const std::vector<double>& model_hz, const std::vector<double>& weights,
                         const signal::Spectrum& generated, const signal::Spectrum& reference,
                         double band_lo_hz, double band_hi_hz, double tolerance,

@@ -54,7 +54,7 @@ struct ValidateOptions {
   std::string strike;
   std::string force = "cosine:0.0001";
   double force_amplitude = 1.0;
-  double duration_s = 1.0;
+  double duration_s = 0.25;  // P2 bundled bar at one step per sample: about a minute (issue 12)
   std::optional<double> dt_s;
   int oversampling = 1;  // reference steps per audio sample; the warp is corrected exactly
   bool single_precision = false;
@@ -361,7 +361,9 @@ void run(const CLI::App& cmd, const ValidateOptions& o) {
   // A Newmark reference shows every mode at the integrator's exact warp: the generated program
   // is rendered from the model warped the same way, so the two compare bin for bin, and the
   // frequencies are judged mapped back (mode_matching.cpp).
-  const ModalModel shown = ref.newmark_dt_s > 0 ? newmark_warped_model(model, ref.newmark_dt_s) : model;
+  // (A given --dsp is rendered as it is: then only the reference's frequencies are mapped back.)
+  const bool prewarp = ref.newmark_dt_s > 0 && o.dsp.empty();
+  const ModalModel shown = prewarp ? newmark_warped_model(model, ref.newmark_dt_s) : model;
   const EmitModel emit = make_emit_model(shown);
   if (output < 0 || output >= emit.output_count)
     throw Error(fmt::format("the model has {} output(s); --output {} does not exist", emit.output_count, output));
@@ -425,9 +427,21 @@ void run(const CLI::App& cmd, const ValidateOptions& o) {
   settings.judge_level = ref.physical;
   settings.expected_delay_s = ref.delay_s;
   settings.align_fundamental = o.align_fundamental;
+  settings.recording = !ref.physical;
   settings.matching.judge_floor_db = o.judge_floor_db;
   settings.matching.reference_newmark_dt_s = ref.newmark_dt_s;
-  if (ref.newmark_dt_s > 0)
+  settings.matching.generated_prewarped = prewarp;
+  if (ref.newmark_dt_s > 0 && !prewarp) {
+    const double top_hz = std::min(settings.band_hi_hz, 0.45 * ref.rate_hz);
+    const double shift = 1 - std::atan(M_PI * top_hz * ref.newmark_dt_s) / (M_PI * top_hz * ref.newmark_dt_s);
+    notes.push_back(fmt::format(
+        "The program given with --dsp was rendered as it is, not pre-warped to the reference's integrator "
+        "(dt = {:.4g} s): only the reference's frequencies are mapped back; its decays and spectral balance "
+        "keep the warp ({:.2f} % at {:.0f} Hz). Render the reference with --oversampling 4 or more, or omit "
+        "--dsp (the program is then emitted from --model and pre-warped), for a full comparison.",
+        ref.newmark_dt_s, 100 * shift, top_hz));
+  }
+  if (ref.newmark_dt_s > 0 && prewarp)
     notes.push_back(fmt::format(
         "The reference is a Newmark (average acceleration = trapezoidal) render with dt = {:.4g} s: the "
         "bilinear transform of every mode, which shows a mode at f at atan(pi f dt)/(pi dt) ({:+.2f} % at 5 kHz) "
@@ -521,7 +535,13 @@ void run(const CLI::App& cmd, const ValidateOptions& o) {
     side["audio"] = {{"sample_rate_hz", ref.rate_hz}, {"dc_alpha", ref.dc_alpha}};
     if (ref.physical) files.emplace_back("reference.json", side.dump(2) + "\n");
   }
-  files.emplace_back("generated.dsp", request.source);
+  if (prewarp) {
+    // The program to use is the model's; the one rendered here was pre-warped to the reference.
+    files.emplace_back("generated.dsp", emit_faust(make_emit_model(model), FaustVariant::effect, emit_settings));
+    files.emplace_back("generated-prewarped.dsp", request.source);
+  } else {
+    files.emplace_back("generated.dsp", request.source);
+  }
   files.emplace_back("model.modal.json", modal_model_to_json(model));
   write_report(o.report, report, files);
 
