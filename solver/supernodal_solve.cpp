@@ -20,7 +20,7 @@ SupernodalCholesky::SupernodalCholesky(const Eigen::SparseMatrix<double, Eigen::
   common.method[1].ordering = CHOLMOD_METIS;
   common.method[2].ordering = CHOLMOD_NESDIS;
   common.postorder = 1;
-  auto matrix = const_cast<Eigen::SparseMatrix<double, Eigen::ColMajor, int>&>(lower);
+  Eigen::SparseMatrix<double, Eigen::ColMajor, int> matrix = lower;  // CHOLMOD's view wants it mutable
   matrix.makeCompressed();
   cholmod_sparse a = Eigen::viewAsCholmod(matrix);
   a.stype = -1;  // symmetric, lower triangle stored
