@@ -2,16 +2,17 @@
 
 #include <fmt/format.h>
 
-#include <Eigen/CholmodSupport>
 #include <Eigen/IterativeLinearSolvers>
 #include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <chrono>
+#include <complex>
 
 #include "fem/boundary.hpp"
 #include "stvk.hpp"
+#include "supernodal_solve.hpp"
 #include "util/error.hpp"
 
 namespace mesh2dsp {
@@ -22,20 +23,20 @@ namespace mesh2dsp {
 struct NewmarkIntegrator::Solver {
   using RowMatrix = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
   Eigen::SimplicialLLT<SparseMatrix, Eigen::Lower, Eigen::AMDOrdering<int>> simplicial;
-  Eigen::CholmodSupernodalLLT<SparseMatrix, Eigen::Lower> supernodal;
+  std::unique_ptr<SupernodalCholesky> supernodal;
   RowMatrix full;  // CG: the whole symmetric K_eff, row-major for a fast serial mat-vec
   Eigen::ConjugateGradient<RowMatrix, Eigen::Lower | Eigen::Upper, Eigen::DiagonalPreconditioner<double>> cg;
   LinearSolverKind kind;
   long long cg_iterations = 0, cg_solves = 0;
 
-  Solver(const SparseMatrix& lower, LinearSolverKind k) : kind(k) {
+  Solver(const SparseMatrix& lower, LinearSolverKind k, bool single_precision) : kind(k) {
     Eigen::ComputationInfo info;
     if (kind == LinearSolverKind::simplicial) {
       simplicial.compute(lower);
       info = simplicial.info();
     } else if (kind == LinearSolverKind::cholmod_supernodal) {
-      supernodal.compute(lower);
-      info = supernodal.info();
+      supernodal = std::make_unique<SupernodalCholesky>(lower, single_precision);  // throws
+      info = Eigen::Success;
     } else {
       full = symmetric_from_lower(lower);
       cg.setTolerance(1e-12);
@@ -52,7 +53,7 @@ struct NewmarkIntegrator::Solver {
     if (kind == LinearSolverKind::simplicial) {
       x = simplicial.solve(rhs);
     } else if (kind == LinearSolverKind::cholmod_supernodal) {
-      x = supernodal.solve(rhs);
+      supernodal->solve(rhs, x);
     } else {
       x = cg.solveWithGuess(rhs, x);
       cg_iterations += cg.iterations();
@@ -63,9 +64,37 @@ struct NewmarkIntegrator::Solver {
   }
   long long nonzeros() const {
     if (kind == LinearSolverKind::simplicial) return simplicial.matrixL().nestedExpression().nonZeros();
+    if (kind == LinearSolverKind::cholmod_supernodal) return supernodal->nonzeros();
     return -1;
   }
 };
+
+namespace {
+std::complex<double> continuous_pole(const ModeFrequencyDecay& m) {
+  const double sigma = std::isfinite(m.t60_s) && m.t60_s > 0 ? std::log(1000.0) / m.t60_s : 0.0;
+  return {-sigma, 2 * M_PI * m.frequency_hz};
+}
+ModeFrequencyDecay from_pole(std::complex<double> s) {
+  return {s.imag() / (2 * M_PI), s.real() < 0 ? std::log(1000.0) / -s.real() : INFINITY};
+}
+std::complex<double> discrete_pole(const ModeFrequencyDecay& m, double dt) {
+  const std::complex<double> s = continuous_pole(m);
+  return (1.0 + 0.5 * dt * s) / (1.0 - 0.5 * dt * s);
+}
+}  // namespace
+
+ModeFrequencyDecay newmark_discrete_mode(const ModeFrequencyDecay& mode, double dt) {
+  return from_pole(std::log(discrete_pole(mode, dt)) / dt);  // z = exp(s̃Δt)
+}
+
+ModeFrequencyDecay newmark_continuous_mode(const ModeFrequencyDecay& measured, double dt) {
+  const std::complex<double> z = std::exp(continuous_pole(measured) * dt);
+  return from_pole((2.0 / dt) * (z - 1.0) / (z + 1.0));
+}
+
+double newmark_amplitude_ratio(const ModeFrequencyDecay& mode, double dt) {
+  return std::norm(discrete_pole(mode, dt) + 1.0) / 4;
+}
 
 NewmarkIntegrator::NewmarkIntegrator(const FemMesh& mesh, const Material& material,
                                      const std::vector<bool>& clamped, const NewmarkOptions& options)
@@ -87,7 +116,7 @@ NewmarkIntegrator::NewmarkIntegrator(const FemMesh& mesh, const Material& materi
   const SparseMatrix effective =
       (1 + 2 * beta / dt) * fem.stiffness + (4 / (dt * dt) + 2 * alpha / dt) * fem.mass;
   const auto t0 = std::chrono::steady_clock::now();
-  effective_ = std::make_unique<Solver>(effective, options.solver);
+  effective_ = std::make_unique<Solver>(effective, options.solver, options.single_precision);
   factorization_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // Full symmetric, row-major copies: the fastest layout for the two mat-vecs per step.
   mass_ = symmetric_from_lower(fem.mass);
@@ -100,7 +129,7 @@ NewmarkIntegrator::NewmarkIntegrator(const FemMesh& mesh, const Material& materi
                     std::equal(mass_.innerIndexPtr(), mass_.innerIndexPtr() + mass_.nonZeros(),
                                stiffness_.innerIndexPtr());
   const int n = free_count_;
-  load_ = u_ = v_ = a_ = rhs_ = x1_ = x2_ = u_next_ = Eigen::VectorXd::Zero(n);
+  load_ = u_ = v_ = a_ = a_next_ = rhs_ = x1_ = x2_ = u_next_ = Eigen::VectorXd::Zero(n);
   full_u_ = Eigen::VectorXd::Zero(3 * nodes);
 }
 
@@ -171,7 +200,7 @@ void NewmarkIntegrator::step(double load_scale_next) {
     rhs_.noalias() = mass_ * x1_;
     rhs_.noalias() += stiffness_ * x2_;
   }
-  rhs_ += load_scale_next * load_;
+  if (load_scale_next != 0) rhs_ += load_scale_next * load_;
   if (!options_.nonlinear) {
     u_next_ = u_ + dt * v_ + (0.5 * dt * dt) * a_;  // predictor: CG's starting guess
     effective_->solve(rhs_, u_next_);
@@ -206,9 +235,9 @@ void NewmarkIntegrator::step(double load_scale_next) {
     last_iterations_ = iteration;
   }
   // Newmark updates: a = 4/Δt²(u⁺ − u) − 4/Δt·v − a, v⁺ = v + Δt/2 (a + a⁺).
-  const Eigen::VectorXd a_next = (4 / (dt * dt)) * (u_next_ - u_) - (4 / dt) * v_ - a_;
-  v_ += (0.5 * dt) * (a_ + a_next);
-  a_ = a_next;
+  a_next_ = (4 / (dt * dt)) * (u_next_ - u_) - (4 / dt) * v_ - a_;
+  v_ += (0.5 * dt) * (a_ + a_next_);
+  a_.swap(a_next_);
   u_.swap(u_next_);
   time_s_ = static_cast<double>(++steps_) * dt;
 }

@@ -17,6 +17,7 @@
 // Newton (fixed-point) iteration with the same constant K_eff: K_eff Δu = residual.
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,7 +40,27 @@ struct NewmarkOptions {
   int max_iterations = 50;       // non-linear only
   double tolerance = 1e-9;       // relative step-update norm, non-linear only
   LinearSolverKind solver = LinearSolverKind::cholmod_supernodal;
+  bool single_precision = false;  // the supernodal factor in float (see supernodal_solve.hpp)
 };
+
+// The warp of the integrator, exact (issue 12, item 1). On a linear system with Rayleigh
+// damping every mode is an independent oscillator, and Newmark's average acceleration is the
+// trapezoidal rule, i.e. the bilinear transform s = (2/Δt)(z − 1)/(z + 1) of each mode
+// (Hughes, "The Finite Element Method", 1987, §9.3; Oppenheim & Schafer, "Discrete-Time Signal
+// Processing", eq. 7.20): a continuous pole s maps to z = (1 + sΔt/2)/(1 − sΔt/2), never
+// aliased, never amplified; undamped, ω̃ = (2/Δt)·atan(ωΔt/2). A render at any Δt therefore
+// holds every mode at a known frequency and decay, and a mode measured in it maps back exactly.
+struct ModeFrequencyDecay {
+  double frequency_hz = 0;
+  double t60_s = INFINITY;  // 60 dB decay time; infinite: undamped
+};
+// The mode (continuous pole −σ ± iω, ω = 2π f, σ = ln 1000 / T60) as a render at Δt shows it.
+ModeFrequencyDecay newmark_discrete_mode(const ModeFrequencyDecay& mode, double dt_s);
+// The inverse: what a mode measured in a render at Δt is in continuous time.
+ModeFrequencyDecay newmark_continuous_mode(const ModeFrequencyDecay& measured, double dt_s);
+// The amplitude of the mode's impulse response in the render relative to the continuous one
+// sampled: the residue ratio |z + 1|²/4 = cos²(ω̃Δt/2) undamped (= dω̃/dω).
+double newmark_amplitude_ratio(const ModeFrequencyDecay& mode, double dt_s);
 
 class NewmarkIntegrator {
  public:
@@ -85,7 +106,7 @@ class NewmarkIntegrator {
   Eigen::SparseMatrix<double, Eigen::RowMajor, int> mass_, stiffness_;  // full symmetric
   bool shared_pattern_ = false;
   std::unique_ptr<Solver> effective_;  // K_eff
-  Eigen::VectorXd load_, u_, v_, a_, rhs_, x1_, x2_, u_next_, full_u_, g_;
+  Eigen::VectorXd load_, u_, v_, a_, a_next_, rhs_, x1_, x2_, u_next_, full_u_, g_;
   double time_s_ = 0;
   long long steps_ = 0;
   int last_iterations_ = 0;

@@ -25,6 +25,7 @@ struct ReferenceSettings {
   double dc_alpha = 0.1;        // eq. 9
   bool nonlinear = false;       // St. Venant–Kirchhoff
   LinearSolverKind solver = LinearSolverKind::cholmod_supernodal;  // measured faster at all sizes
+  bool single_precision = false;  // the factor in float (supernodal only; error in solver/README)
   bool visibility = true;       // δ of eq. 10 by ray casting
   std::vector<Eigen::Vector3d> listeners_m;
   ForceProfile force;
@@ -34,6 +35,9 @@ struct ReferenceSettings {
   // Stop after this many steps (benchmark); 0: run the whole duration.
   long long max_steps = 0;
   bool show_progress = true;
+  // Called once, after the first steps were timed (≥ 0.3 s or 2 % of the run), with the
+  // expected wall time of the whole time loop: what `validate` prints before waiting.
+  std::function<void(double estimated_loop_s, long long steps)> on_estimate;
 };
 
 struct ReferenceResult {
@@ -48,6 +52,8 @@ struct ReferenceResult {
   double audio_s = 0;           // of which: pressure, filters, radiation
   double max_iterations = 0;    // non-linear: most fixed-point iterations in a step
   long long factor_nonzeros = -1;
+  double integration_system_s = 0;
+  double estimated_integration_s = 0;  // the estimate given to on_estimate (0: none made)  // kernel time of the process during the loop (getrusage)
   double mean_cg_iterations = 0;
 };
 

@@ -84,12 +84,26 @@ void measure_decays(Comparison& c, const std::vector<float>& reference,
 
 }  // namespace
 
-Comparison compare(const std::vector<float>& reference, const std::vector<float>& generated,
+Comparison compare(const std::vector<float>& reference_in, const std::vector<float>& generated_in,
                    const std::vector<ExpectedMode>& modes, const CompareSettings& s,
                    const Tolerances& tol) {
   Comparison c;
   const double rate = s.sample_rate_hz;
   c.sample_rate_hz = rate;
+  signal::ConditionedRecording conditioned;
+  std::vector<float> generated_conditioned;
+  if (s.recording) {
+    // Rumble: everything an octave below the lowest mode in the band (at most 100 Hz).
+    double lowest_hz = INFINITY;
+    for (const auto& m : modes)
+      if (m.frequency_hz >= s.band_lo_hz) lowest_hz = std::min(lowest_hz, m.frequency_hz);
+    const double highpass_hz = std::max(0.5 * s.band_lo_hz, std::min(100.0, 0.5 * lowest_hz));
+    conditioned = signal::condition_recording(reference_in, rate, highpass_hz);
+    // The same high-pass on the generated side: one measurement chain for both.
+    generated_conditioned = signal::condition_recording(generated_in, rate, highpass_hz).samples;
+  }
+  const std::vector<float>& reference = s.recording ? conditioned.samples : reference_in;
+  const std::vector<float>& generated = s.recording ? generated_conditioned : generated_in;
   if (signal::peak_abs(reference) <= 0) throw Error("the reference is silent");
   if (signal::peak_abs(generated) <= 0) throw Error("the generated render is silent");
 
@@ -97,10 +111,21 @@ Comparison compare(const std::vector<float>& reference, const std::vector<float>
   // ±50 ms), then both are analysed from the generated render's onset on.
   c.onset_reference_s = static_cast<double>(signal::onset_sample(reference)) / rate;
   c.onset_generated_s = static_cast<double>(signal::onset_sample(generated)) / rate;
-  c.lag_samples = signal::best_lag(reference, generated, static_cast<long long>(0.05 * rate),
-                                   static_cast<std::size_t>(0.2 * rate), &c.polarity);
-  c.generated_start = signal::onset_sample(generated);
-  c.reference_start = c.generated_start + c.lag_samples;
+  if (s.recording) {
+    // Unknown latency and pre-roll: each signal from its own onset (a correlation with the
+    // model is no help when the pre-roll is seconds long or the model detuned).
+    c.generated_start = signal::onset_sample(generated);
+    c.reference_start = conditioned.onset;
+    c.lag_samples = c.reference_start - c.generated_start;
+    c.onset_reference_s = static_cast<double>(conditioned.onset) / rate;
+    c.reference_noise_rms = conditioned.noise_rms;
+    c.reference_noise_s = static_cast<double>(conditioned.noise_length) / rate;
+  } else {
+    c.lag_samples = signal::best_lag(reference, generated, static_cast<long long>(0.05 * rate),
+                                     static_cast<std::size_t>(0.2 * rate), &c.polarity);
+    c.generated_start = signal::onset_sample(generated);
+    c.reference_start = c.generated_start + c.lag_samples;
+  }
   if (c.reference_start < 0) {
     c.generated_start -= c.reference_start;
     c.reference_start = 0;
@@ -129,6 +154,10 @@ Comparison compare(const std::vector<float>& reference, const std::vector<float>
   c.resolution_hz = std::max(matching.resolution_hz, 2 * rate / static_cast<double>(c.length));
   matching.resolution_hz = c.resolution_hz;
   matching.frequency_scale = 1;
+  if (conditioned.noise_length > 0)
+    matching.reference_noise_magnitude = signal::noise_magnitude(
+        reference, rate, 0, static_cast<std::size_t>(conditioned.noise_length),
+        static_cast<std::size_t>(c.length), c.reference_spectrum);
   std::vector<double> model_hz, weights;
   for (const auto& m : modes) model_hz.push_back(m.frequency_hz), weights.push_back(m.weight);
   c.match = match_modes(model_hz, weights, c.generated_spectrum, c.reference_spectrum, c.band_lo_hz,
@@ -272,14 +301,41 @@ Comparison compare(const std::vector<float>& reference, const std::vector<float>
     add_measure(c, m);
   }
 
+  // One material scale (E/ρ), fitted to a recording: reported beside the raw result.
+  if (s.recording) {
+    std::vector<double> audible_hz;
+    for (const auto& g : c.match.groups)
+      if (g.generated_db >= -matching.judge_floor_db) audible_hz.push_back(g.model_hz);
+    const auto peaks = reference_peaks(c.reference_spectrum, c.band_lo_hz * 0.8, c.band_hi_hz * 1.25, matching);
+    AlignedMatch fit;
+    fit.scale = fit_frequency_scale(audible_hz, peaks, tol.frequency);
+    fit.reference_fundamental_hz = 0;
+    MatchSettings scaled = matching;
+    scaled.frequency_scale = fit.scale;
+    fit.match = match_modes(model_hz, weights, c.generated_spectrum, c.reference_spectrum, c.band_lo_hz,
+                            c.band_hi_hz, tol.frequency, scaled);
+    double sum = 0;
+    for (const auto& g : fit.match.groups) {
+      if (g.status == MatchStatus::weak) continue;
+      ++fit.judged;
+      if (g.status == MatchStatus::matched) ++fit.matched, sum += std::abs(g.frequency_error);
+    }
+    fit.mean_abs_error = fit.matched ? sum / fit.matched : 0;
+    c.material_fit = std::move(fit);
+    // Level alignment for the plots: the generated spectrum at the recording's RMS.
+    const double gain = std::pow(10.0, c.level_ratio_db / 20);
+    for (double& m : c.generated_spectrum.magnitude) m *= gain;
+  }
+
   // Mesh2Audio's practice (seed 004 §4.1): scale the model so its lowest mode sits on the
   // reference's lowest peak, and match again. Reported beside the raw result, never instead.
   if (s.align_fundamental) {
     const ModeGroup* lowest = nullptr;
     for (const auto& g : c.match.groups)
       if (g.status != MatchStatus::weak) { lowest = &g; break; }
-    const auto peaks = signal::find_peaks(c.reference_spectrum, c.band_lo_hz, c.band_hi_hz,
-                                          matching.judge_floor_db, matching.min_prominence_db);
+    MatchSettings picking = matching;
+    picking.floor_db = matching.judge_floor_db;
+    const auto peaks = reference_peaks(c.reference_spectrum, c.band_lo_hz, c.band_hi_hz, picking);
     if (lowest && !peaks.empty()) {
       AlignedMatch a;
       a.reference_fundamental_hz = peaks.front().frequency_hz;

@@ -35,6 +35,10 @@ struct CompareSettings {
   bool judge_level = true;   // the two signals share physical units
   std::optional<double> expected_delay_s;  // listener distance / c; none: onset not judged
   bool align_fundamental = false;
+  // The reference is a recording (issue 12, item 7): DC and rumble removed, the onset found
+  // against the pre-roll's noise floor, peaks picked above that floor, the generated level
+  // aligned for the plots, and one material scale (E/ρ) fitted beside the raw comparison.
+  bool recording = false;
   MatchSettings matching;
 };
 
@@ -79,6 +83,9 @@ struct Comparison {
   MatchResult match;
   std::vector<ModeRow> rows;
   std::optional<AlignedMatch> aligned;
+  std::optional<AlignedMatch> material_fit;  // scale² = the factor on E/ρ
+  double reference_noise_rms = 0;            // a recording's pre-roll (0: none)
+  double reference_noise_s = 0;              // its length
   std::vector<Measure> measures;
   bool passed = true;
   std::vector<std::string> failures;  // one sentence per failed measure

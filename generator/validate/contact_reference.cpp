@@ -7,6 +7,7 @@
 
 #include "filters.hpp"
 #include "newmark.hpp"
+#include "serial_threads.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
 
@@ -24,6 +25,7 @@ std::vector<float> render_contact_velocity(const FemMesh& fem, const Material& m
   options.dt_s = dt;
   options.nonlinear = s.nonlinear;
   options.solver = s.solver;
+  options.single_precision = s.single_precision;
   NewmarkIntegrator integrator(fem, material, clamped, options);
   const int nodes = static_cast<int>(fem.nodes.rows());
   const Eigen::VectorXd unit_load = strike_load(s.strike, nodes);
@@ -53,6 +55,7 @@ std::vector<float> render_contact_velocity(const FemMesh& fem, const Material& m
       static_cast<long long>(std::ceil((s.duration_s + 3.0 / cutoff_hz) / dt)) + 1;
   std::optional<Progress> progress;
   if (s.show_progress) progress.emplace("contact reference");
+  const SerialThreads serial;  // as the solver's own loop: no idle threads spinning
   push();
   for (long long n = 1; n < total_steps && static_cast<long long>(out.size()) < samples; ++n) {
     integrator.step(force_at(s.force, static_cast<double>(n) * dt));

@@ -32,6 +32,7 @@ std::string seconds(double t) {
 json group_json(const ModeGroup& g) {
   const bool found = g.reference_hz > 0;
   return {{"modes", g.modes},
+          {"note", g.note},
           {"degenerate", g.modes.size() > 1},
           {"model_hz", g.model_hz},
           {"generated_hz", number(g.generated_hz)},
@@ -39,6 +40,7 @@ json group_json(const ModeGroup& g) {
           {"frequency_error", found ? json(g.frequency_error) : json(nullptr)},
           {"raw_frequency_error", found ? json(g.raw_frequency_error) : json(nullptr)},
           {"reference_integrator_shift", g.integrator_shift},
+          {"reference_continuous_hz", found ? json(g.reference_continuous_hz) : json(nullptr)},
           {"generated_db", number(g.generated_db)},
           {"reference_db", found ? number(g.reference_db) : json(nullptr)},
           {"window_hz", {g.lo_hz, g.hi_hz}},
@@ -112,6 +114,10 @@ json report_json(const ReportInput& r) {
     rows.push_back(m);
   }
   j["modes"] = rows;
+  json outside = json::array();
+  for (const auto& u : c.match.outside)
+    outside.push_back({{"mode", u.mode}, {"frequency_hz", u.frequency_hz}, {"reason", u.reason}});
+  j["not_judged_outside_band"] = outside;
   j["spurious_peaks"] = match_json(c.match)["spurious_peaks"];
   json model_modes = json::array();
   for (const auto& m : r.modes)
@@ -130,6 +136,20 @@ json report_json(const ReportInput& r) {
                               {"match", match_json(a.match)}};
   } else {
     j["align_fundamental"] = nullptr;
+  }
+  if (c.material_fit) {
+    const auto& a = *c.material_fit;
+    j["material_fit"] = {{"note", "one material scale fitted to the recording: every model frequency x scale, "
+                                  "i.e. E/rho x scale^2; beside the raw comparison, never instead"},
+                         {"frequency_scale", a.scale},
+                         {"youngs_modulus_over_density_scale", a.scale * a.scale},
+                         {"matched", a.matched},
+                         {"judged", a.judged},
+                         {"mean_abs_frequency_error", a.mean_abs_error},
+                         {"match", match_json(a.match)}};
+    j["reference_noise"] = {{"pre_roll_s", c.reference_noise_s}, {"rms", c.reference_noise_rms}};
+  } else {
+    j["material_fit"] = nullptr;
   }
   json timing = json::object();
   double total = 0;
@@ -219,6 +239,17 @@ std::string report_html(const ReportInput& r) {
         xml_escape(t60));
   }
   h += "</table>\n";
+  {
+    // What was not judged, and why: nothing silently left out.
+    std::string list;
+    for (const auto& row : c.rows)
+      if (row.group.status == MatchStatus::weak)
+        list += fmt::format("<li>{} at {:.1f} Hz: {}</li>", modes_label(row.group.modes), row.group.model_hz,
+                            xml_escape(row.group.note));
+    for (const auto& u : c.match.outside)
+      list += fmt::format("<li>mode {} at {:.1f} Hz: {}</li>", u.mode, u.frequency_hz, xml_escape(u.reason));
+    if (!list.empty()) h += "<h3>Not judged</h3>\n<ul>" + list + "</ul>\n";
+  }
   if (!c.match.spurious.empty()) {
     h += "<p>Reference peaks no mode explains: ";
     for (const auto& p : c.match.spurious) h += fmt::format("{:.1f} Hz ({:.1f} dB); ", p.frequency_hz, p.level_db);
@@ -243,6 +274,16 @@ std::string report_html(const ReportInput& r) {
     h += "</table>\n";
   }
 
+  if (c.material_fit) {
+    const auto& a = *c.material_fit;
+    h += fmt::format("<h2>One material scale fitted (beside, never instead of, the raw comparison)</h2>\n"
+                     "<p>The recording was conditioned: DC and rumble removed, the strike found {:.3f} s in against "
+                     "the pre-roll's noise floor (RMS {:.3g} over {:.3f} s), peaks counted only 10 dB above that "
+                     "floor. Model frequencies × {:.5f} (E/ρ × {:.4f}): {} of {} mode groups within ±{:.2f} %, "
+                     "mean |error| {:.3f} %.</p>\n",
+                     c.onset_reference_s, c.reference_noise_rms, c.reference_noise_s, a.scale, a.scale * a.scale,
+                     a.matched, a.judged, 100 * r.tolerances.frequency, 100 * a.mean_abs_error);
+  }
   h += "<h2>Alignment</h2>\n";
   h += fmt::format("<p>The reference lags the generated render by {} samples ({:.3f} ms){}; onsets (−20 dB "
                    "of the peak) at {:.4f} s (reference) and {:.4f} s (generated). Analysed: {:.3f} s from "

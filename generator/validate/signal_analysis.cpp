@@ -203,6 +203,70 @@ DecayFit band_decay(const Spectrogram& sg, double lo_hz, double hi_hz, double ra
   return fit;
 }
 
+ConditionedRecording condition_recording(const std::vector<float>& x, double rate_hz, double highpass_hz) {
+  ConditionedRecording c;
+  const std::size_t n = x.size();
+  double mean = 0;
+  for (float v : x) mean += v;
+  mean /= std::max<std::size_t>(n, 1);
+  // 2nd-order Butterworth high-pass, bilinear transform with pre-warping.
+  const double k = std::tan(M_PI * std::min(highpass_hz, 0.4 * rate_hz) / rate_hz);
+  const double q = M_SQRT1_2, norm = 1 / (1 + k / q + k * k);
+  const double b0 = norm, b1 = -2 * norm, b2 = norm;
+  const double a1 = 2 * (k * k - 1) * norm, a2 = (1 - k / q + k * k) * norm;
+  double x1 = 0, x2 = 0, y1 = 0, y2 = 0;
+  c.samples.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double in = x[i] - mean;
+    const double out = b0 * in + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2;
+    x2 = x1, x1 = in, y2 = y1, y1 = out;
+    c.samples[i] = static_cast<float>(out);
+  }
+  const std::size_t frame = std::max<std::size_t>(16, static_cast<std::size_t>(0.0025 * rate_hz));
+  const std::size_t frames = n / frame;
+  if (frames < 4) return c;
+  std::vector<double> level(frames);
+  for (std::size_t f = 0; f < frames; ++f) level[f] = rms(c.samples, f * frame, frame);
+  const std::size_t loudest = static_cast<std::size_t>(std::max_element(level.begin(), level.end()) - level.begin());
+  // The floor: the median frame before the loudest (the pre-roll), else of the last tenth.
+  std::vector<double> quiet(level.begin(), level.begin() + loudest);
+  if (quiet.size() < 8) quiet.assign(level.end() - std::max<std::size_t>(frames / 10, 1), level.end());
+  std::nth_element(quiet.begin(), quiet.begin() + quiet.size() / 2, quiet.end());
+  const double floor = quiet[quiet.size() / 2];
+  const double threshold = std::max(10 * floor, 0.01 * level[loudest]);
+  std::size_t onset = loudest;
+  for (std::size_t f = 0; f <= loudest; ++f)
+    if (level[f] >= threshold) { onset = f; break; }
+  while (onset > 0 && level[onset - 1] > 2 * floor) --onset;
+  c.onset = static_cast<long long>(onset * frame);
+  // The pre-roll, less a frame of margin, is the noise segment.
+  const long long noise = c.onset - static_cast<long long>(frame);
+  if (noise >= static_cast<long long>(0.05 * rate_hz)) {
+    c.noise_length = noise;
+    c.noise_rms = rms(c.samples, 0, static_cast<std::size_t>(noise));
+  }
+  return c;
+}
+
+std::vector<double> noise_magnitude(const std::vector<float>& x, double rate_hz, std::size_t begin,
+                                    std::size_t length, std::size_t analysed_length, const Spectrum& like,
+                                    double smooth) {
+  const Spectrum s = magnitude_spectrum(x, rate_hz, 4, begin, length);
+  // Power prefix sums for the moving average over ±smooth relative frequency.
+  std::vector<double> prefix(s.magnitude.size() + 1, 0.0);
+  for (std::size_t i = 0; i < s.magnitude.size(); ++i) prefix[i + 1] = prefix[i] + s.magnitude[i] * s.magnitude[i];
+  const double scale = std::sqrt(static_cast<double>(analysed_length) / std::max<std::size_t>(length, 1));
+  std::vector<double> out(like.magnitude.size());
+  const long last = static_cast<long>(s.magnitude.size()) - 1;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const double f = static_cast<double>(i) * like.bin_hz;
+    const long lo = std::clamp(static_cast<long>(std::floor(f * (1 - smooth) / s.bin_hz)) - 1, 0L, last);
+    const long hi = std::clamp(static_cast<long>(std::ceil(f * (1 + smooth) / s.bin_hz)) + 1, lo, last);
+    out[i] = scale * std::sqrt((prefix[hi + 1] - prefix[lo]) / static_cast<double>(hi - lo + 1));
+  }
+  return out;
+}
+
 long long onset_sample(const std::vector<float>& x, double fraction) {
   const double threshold = fraction * peak_abs(x);
   if (threshold <= 0) return -1;

@@ -81,6 +81,27 @@ long long onset_sample(const std::vector<float>& x, double fraction = 0.1);
 long long best_lag(const std::vector<float>& a, const std::vector<float>& b, long long max_lag,
                    std::size_t window, int* polarity = nullptr);
 
+// A recording made ready for comparison (issue 12, item 7): the DC offset removed (the mean),
+// rumble removed (2nd-order Butterworth high-pass at `highpass_hz`, by the bilinear
+// transform), the strike's onset found against the noise floor of the pre-roll (RMS of
+// 2.5 ms frames: the median before the loudest frame is the floor; the onset is the first
+// frame 20 dB above it and within 40 dB of the loudest, walked back while still 6 dB above),
+// and that pre-roll kept as the noise segment [0, noise_length).
+struct ConditionedRecording {
+  std::vector<float> samples;
+  long long onset = 0;
+  long long noise_length = 0;  // 0: no usable pre-roll (< 50 ms)
+  double noise_rms = 0;
+};
+ConditionedRecording condition_recording(const std::vector<float>& x, double rate_hz, double highpass_hz);
+
+// The magnitude a stationary noise segment x[begin, begin + length) would show in
+// magnitude_spectrum(·, pad) of an analysed segment `analysed_length` long, on `like`'s bins:
+// its power averaged over ±`smooth` relative frequency, scaled by √(analysed/length).
+std::vector<double> noise_magnitude(const std::vector<float>& x, double rate_hz, std::size_t begin,
+                                    std::size_t length, std::size_t analysed_length, const Spectrum& like,
+                                    double smooth = 0.02);
+
 double rms(const std::vector<float>& x, std::size_t begin = 0, std::size_t length = 0);
 double peak_abs(const std::vector<float>& x);
 

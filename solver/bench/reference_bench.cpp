@@ -1,67 +1,80 @@
-// Seconds of compute per simulated second against mesh size (issue 5, "must measure"), beside
+// Seconds of compute per simulated second against mesh size (issues 5 and 12), beside
 // O'Brien et al.'s Table 1. Structured steel bars (0.30 × 0.03 × 0.02 m, free) of about 300,
-// 1 000, 5 000 and 20 000 tetrahedra, P1 and P2, at the automatic step for 48 kHz
-// (1/192 000 s); a fixed number of steps is timed and scaled to one simulated second.
-// Usage: mesh2dsp_reference_bench [steps] [max_tets]   (OMP_NUM_THREADS=1 for one core)
+// 1 000, 5 000 and 20 000 tetrahedra, P1 and P2, and optionally a mesh file (e.g. a bowl
+// remeshed to ~1 000 tetrahedra like O'Brien's), each linear solver, stepping at the audio rate
+// (Δt = 1/48 000 s, validate's default: the warp is corrected exactly, newmark.hpp); a fixed
+// number of steps is timed and scaled to one simulated second. CPU is user + system of the
+// process (getrusage); "sys %" is system / user, what idle threads spinning would show.
+// Usage: mesh2dsp_reference_bench [steps] [max_tets] [mesh.obj surface_edge_m order]
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdlib>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include <string>
 
 #include "fem/fem_mesh.hpp"
 #include "fem/material.hpp"
-#include "reference.hpp"
+#include "fem/mesh_input.hpp"
 #include "fem/structured_box.hpp"
+#include "reference.hpp"
 
 using namespace mesh2dsp;
+
+namespace {
+
+void bench(const std::string& label, const TetMesh& tets, int order, long long steps, const Material& steel) {
+  const FemMesh fem = make_fem_mesh(tets, order);
+  struct Variant { LinearSolverKind kind; bool single; const char* name; };
+  for (const Variant& v : {Variant{LinearSolverKind::simplicial, false, "simplicial"},
+                           Variant{LinearSolverKind::cholmod_supernodal, false, "supernodal"},
+                           Variant{LinearSolverKind::cholmod_supernodal, true, "supernodal-f32"}}) {
+    // Eigen's simplicial factor is only measured where it is competitive.
+    if (v.kind == LinearSolverKind::simplicial && tets.tets.rows() > 6000) continue;
+    ReferenceSettings settings;
+    settings.duration_s = 1;
+    settings.dt_s = 1.0 / settings.sample_rate_hz;
+    settings.max_steps = tets.tets.rows() > 6000 ? std::max(100LL, steps / 4) : steps;
+    settings.show_progress = false;
+    settings.solver = v.kind;
+    settings.single_precision = v.single;
+    settings.force = parse_force("cosine:0.0001", 1);
+    settings.strike = parse_strike("auto", "", tets, {});
+    settings.listeners_m = {default_listener(tets)};
+    const ReferenceResult r = render_reference(tets, fem, steel, {}, settings);
+    const double wall = r.integration_s / static_cast<double>(r.steps);
+    const double cpu = r.integration_cpu_s / static_cast<double>(r.steps);
+    const double user = r.integration_cpu_s - r.integration_system_s;
+    fmt::print("{:>10} {:>7} {:>2} {:>9} {:>9.3f} {:>9.1f} {:>9.1f} {:>9.1f} {:>6.1f} {:>10.1f} {:>10.1f} {:>15} {}\n",
+               label, tets.tets.rows(), order, r.free_dofs, r.factorization_s, wall * 1e6, cpu * 1e6,
+               r.audio_s / r.steps * 1e6, user > 0 ? 100 * r.integration_system_s / user : 0.0,
+               wall / r.dt_s, cpu / r.dt_s, v.name, r.factor_nonzeros);
+    std::fflush(stdout);
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   const long long steps = argc > 1 ? std::atoll(argv[1]) : 2000;
   const int max_tets = argc > 2 ? std::atoi(argv[2]) : 25000;
   const Material steel = find_material_preset("steel");
+  fmt::print("{:>10} {:>7} {:>2} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6} {:>10} {:>10} {:>15} {}\n", "mesh", "tets", "P",
+             "free DOF", "factor s", "wall us", "cpu us", "audio us", "sys %", "wall s/s", "cpu s/s", "solver",
+             "L nnz");
+  if (argc > 5) {
+    MeshInputOptions options;
+    if (std::atof(argv[4]) > 0) options.surface_edge_m = std::atof(argv[4]);  // 0: the default
+    const TetMesh tets = load_tet_mesh(argv[3], steel, options);
+    bench("file", tets, std::atoi(argv[5]), steps, steel);
+    return 0;
+  }
   struct Size { int nx, ny, nz; };
   const Size sizes[] = {{10, 3, 2}, {14, 4, 3}, {28, 6, 5}, {45, 9, 8}};  // ×6 tets per cell
-  // Wall time is what a user waits for; CPU time per step is what one core costs (the two
-  // differ when other work shares the machine).
-  fmt::print("{:>7} {:>2} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10} {:>11} {}\n", "tets", "P",
-             "nodes", "free DOF", "factor s", "wall us", "cpu us", "audio us", "wall s/s", "cpu s/s",
-             "solver", "L nnz / CG iterations");
-  for (int order : {1, 2}) {
+  for (int order : {1, 2})
     for (const auto& s : sizes) {
       const TetMesh tets = structured_box({0, 0, 0}, {0.30, 0.03, 0.02}, s.nx, s.ny, s.nz);
       if (tets.tets.rows() > max_tets) continue;
-      const FemMesh fem = make_fem_mesh(tets, order);
-      for (auto kind : {LinearSolverKind::simplicial, LinearSolverKind::cholmod_supernodal,
-                        LinearSolverKind::conjugate_gradient}) {
-        // Eigen's simplicial factor is only measured where it is competitive.
-        if (kind == LinearSolverKind::simplicial && tets.tets.rows() > 6000) continue;
-        ReferenceSettings settings;
-        settings.duration_s = 1;
-        // Fewer steps on the largest meshes keep the run short; the cost per step is steady.
-        settings.max_steps = tets.tets.rows() > 6000 ? std::max(100LL, steps / 4) : steps;
-        settings.show_progress = false;
-        settings.solver = kind;
-        settings.force = parse_force("cosine:0.0001", 1);
-        settings.strike = parse_strike("auto", "", tets, {});
-        settings.listeners_m = {default_listener(tets)};
-        const ReferenceResult r = render_reference(tets, fem, steel, {}, settings);
-        const double per_step = r.integration_s / static_cast<double>(r.steps);
-        const double wall = r.integration_s / static_cast<double>(r.steps);
-        const double cpu = r.integration_cpu_s / static_cast<double>(r.steps);
-        fmt::print("{:>7} {:>2} {:>7} {:>9} {:>9.3f} {:>9.1f} {:>9.1f} {:>9.1f} {:>10.1f} {:>10.1f} {:>11} {}\n",
-                   tets.tets.rows(), order, fem.nodes.rows(), r.free_dofs, r.factorization_s,
-                   wall * 1e6, cpu * 1e6, r.audio_s / r.steps * 1e6, wall / r.dt_s, cpu / r.dt_s,
-                   kind == LinearSolverKind::simplicial ? "simplicial"
-                   : kind == LinearSolverKind::cholmod_supernodal ? "cholmod" : "cg",
-                   kind == LinearSolverKind::conjugate_gradient
-                       ? fmt::format("{:.1f} it", r.mean_cg_iterations)
-                       : fmt::format("{}", r.factor_nonzeros));
-        std::fflush(stdout);
-      }
+      bench("bar", tets, order, steps, steel);
     }
-  }
   return 0;
 }

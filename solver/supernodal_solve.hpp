@@ -1,0 +1,47 @@
+#pragma once
+// K_eff x = b for the time loop: a sparse Cholesky factor computed once by CHOLMOD
+// (supernodal, the ordering with the least fill among AMD, METIS and nested dissection) and
+// solved by our own serial supernodal triangular sweeps (issue 12, item 3):
+//   - no allocation per solve (CHOLMOD's cholmod_solve allocates its dense results each call);
+//   - no BLAS threads to spin: each supernode's dense triangle and rectangle are small;
+//   - optionally the factor in single precision: half the memory traffic of a sweep, which is
+//     what a solve costs. The error this adds is measured (tests/solver, "single precision")
+//     against the double render and reported in solver/README.md.
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+#include <vector>
+
+namespace mesh2dsp {
+
+class SupernodalCholesky {
+ public:
+  // `lower`: the lower triangle of a symmetric positive definite matrix (column-major).
+  // Throws mesh2dsp::Error when it is not positive definite.
+  SupernodalCholesky(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& lower, bool single_precision);
+  // x = A⁻¹ b; `x` may alias nothing; no allocation.
+  void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x);
+  long long nonzeros() const { return nonzeros_; }
+  const char* ordering() const { return ordering_; }
+  bool single_precision() const { return single_; }
+
+ private:
+  template <typename Scalar>
+  void sweep(const std::vector<Scalar>& values, Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& y,
+             Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& gathered) const;
+
+  int n_ = 0;
+  bool single_ = false;
+  long long nonzeros_ = 0;
+  const char* ordering_ = "?";
+  std::vector<int> perm_;         // factor row k is matrix row perm_[k]
+  std::vector<int> super_;        // first column of each supernode (nsuper + 1)
+  std::vector<int> row_start_;    // into rows_ (nsuper + 1)
+  std::vector<long> value_start_; // into the values (nsuper + 1)
+  std::vector<int> rows_;         // row indices of every supernode, its own columns first
+  std::vector<double> values_d_;  // column-major blocks, leading dimension = the supernode's rows
+  std::vector<float> values_f_;
+  Eigen::VectorXd y_d_, gathered_d_;
+  Eigen::VectorXf y_f_, gathered_f_;
+};
+
+}  // namespace mesh2dsp
