@@ -78,6 +78,15 @@ ModalListener listener_gains(const TetMesh& tets, const Eigen::MatrixXd& shapes,
   return listener;
 }
 
+ModalAnalysisRequest analysis_request(const AnalysisOptions& o) {
+  ModalAnalysisRequest request;
+  request.modes = o.modes;
+  request.fmin_hz = o.fmin_hz;
+  request.fmax_hz = o.fmax_hz;
+  for (const auto& f : o.fix) request.fix.push_back(parse_half_space(f));
+  return request;
+}
+
 std::optional<double> refinement_frequency_hz(const ModalAnalysisResult& modes,
                                               const TetMesh& tets,
                                               const ModalAnalysisRequest& request) {
@@ -155,58 +164,20 @@ std::optional<double> coarse_pass_sizing_hz(const AnalysisOptions& o, const Mate
   return sizing_hz;
 }
 
-ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
-  AnalysisReport local;
-  AnalysisReport& r = report ? *report : local;
-  const Material material = resolve_material(o);
-  std::vector<HalfSpace> fix;
-  for (const auto& f : o.fix) fix.push_back(parse_half_space(f));
-  std::vector<Eigen::Vector3d> listener_positions;
-  for (const auto& text : o.listeners) listener_positions.push_back(parse_listener_position(text));
-
-  MeshInputOptions mesh_options;
-  mesh_options.scale = o.scale;
-  mesh_options.repair = o.repair;
-  mesh_options.max_tet_volume_m3 = o.max_tet_volume_m3;
-  mesh_options.fmax_hz = o.fmax_hz;
-  mesh_options.modes = o.resolution == "band" ? 0 : o.modes;
-  mesh_options.surface_edge_m = o.surface_edge_m;
-  mesh_options.keep_surface = o.keep_surface;
-  ModalAnalysisRequest request;
-  request.modes = o.modes;
-  request.fmin_hz = o.fmin_hz;
-  request.fmax_hz = o.fmax_hz;
-  request.fix = fix;
-
-  if (o.resolution == "modes" && !o.max_tet_volume_m3)
-    mesh_options.sizing_frequency_hz = coarse_pass_sizing_hz(o, material, request, mesh_options, r);
-
-  TetMesh tets;
-  std::vector<int> excite_vertices;
-  ModalAnalysisResult modes;
-  for (int pass = 0;; ++pass) {
-    tets = load_tet_mesh(o.input, material, mesh_options, &r.timer);
-    // Parse the excitation before the expensive solve, so a typo fails fast.
-    excite_vertices = select_excitation_vertices(o.excite, tets);
-    r.timer.start("fem mesh");
-    const FemMesh fem = make_fem_mesh(tets, o.element_order);
-    r.timer.stop();
-    modes = analyze_modes(fem, material, request, &r.timer);
-    const auto refine_hz = refinement_frequency_hz(modes, tets, request);
-    if (!refine_hz || pass == 1) break;
-    notice(fmt::format(
-        "the modes asked reach above the {:.0f} Hz the mesh was sized for: meshing again for "
-        "{:.0f} Hz",
-        tets.resolved_frequency_hz, *refine_hz));
-    mesh_options.sizing_frequency_hz = *refine_hz;
-  }
+ModalModel analyze_tet_mesh(const AnalysisOptions& o, const Material& material, const TetMesh& tets,
+                            const FemMesh& fem, StageTimer* timer, ModalAnalysisResult* solved) {
+  // Parse the excitation before the expensive solve, so a typo fails fast.
+  const auto excite_vertices = select_excitation_vertices(o.excite, tets);
+  ModalAnalysisResult local;
+  ModalAnalysisResult& modes = solved ? *solved : local;
+  modes = analyze_modes(fem, material, analysis_request(o), timer);
 
   ModalModel model;
   model.name = o.name.empty() ? std::filesystem::path(o.input).stem().string() : o.name;
   model.mesh.source = o.input;
   model.mesh.vertices = static_cast<int>(tets.vertices.rows());
   model.mesh.tetrahedra = static_cast<int>(tets.tets.rows());
-  model.mesh.element_order = o.element_order;
+  model.mesh.element_order = fem.order;
   model.mesh.scale = o.scale;
   model.material = material;
   model.analysis.fmin_hz = o.fmin_hz;
@@ -217,9 +188,49 @@ ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
   for (double lambda : modes.eigenvalues) model.modes.push_back({0, 0, 0, lambda});
   model.excitations = excitation_gains(excite_vertices, tets, modes.shapes, o.normalize);
   model.excitation_triangles = triangulate_excitations(model.excitations);
-  for (const auto& position : listener_positions)
-    model.listeners.push_back(listener_gains(tets, modes.shapes, modes.eigenvalues, position));
+  for (const auto& text : o.listeners)
+    model.listeners.push_back(
+        listener_gains(tets, modes.shapes, modes.eigenvalues, parse_listener_position(text)));
   apply_rayleigh_damping(model);
+  return model;
+}
+
+ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
+  AnalysisReport local;
+  AnalysisReport& r = report ? *report : local;
+  const Material material = resolve_material(o);
+  const ModalAnalysisRequest request = analysis_request(o);
+  // Read the listeners before the expensive work, so a typo fails fast.
+  for (const auto& text : o.listeners) parse_listener_position(text);
+
+  MeshInputOptions mesh_options;
+  mesh_options.scale = o.scale;
+  mesh_options.repair = o.repair;
+  mesh_options.max_tet_volume_m3 = o.max_tet_volume_m3;
+  mesh_options.fmax_hz = o.fmax_hz;
+  mesh_options.modes = o.resolution == "band" ? 0 : o.modes;
+  mesh_options.surface_edge_m = o.surface_edge_m;
+  mesh_options.keep_surface = o.keep_surface;
+
+  if (o.resolution == "modes" && !o.max_tet_volume_m3)
+    mesh_options.sizing_frequency_hz = coarse_pass_sizing_hz(o, material, request, mesh_options, r);
+
+  ModalModel model;
+  ModalAnalysisResult modes;
+  for (int pass = 0;; ++pass) {
+    const TetMesh tets = load_tet_mesh(o.input, material, mesh_options, &r.timer);
+    r.timer.start("fem mesh");
+    const FemMesh fem = make_fem_mesh(tets, o.element_order);
+    r.timer.stop();
+    model = analyze_tet_mesh(o, material, tets, fem, &r.timer, &modes);
+    const auto refine_hz = refinement_frequency_hz(modes, tets, request);
+    if (!refine_hz || pass == 1) break;
+    notice(fmt::format(
+        "the modes asked reach above the {:.0f} Hz the mesh was sized for: meshing again for "
+        "{:.0f} Hz",
+        tets.resolved_frequency_hz, *refine_hz));
+    mesh_options.sizing_frequency_hz = *refine_hz;
+  }
 
   r.tet_vertices = model.mesh.vertices;
   r.tetrahedra = model.mesh.tetrahedra;

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "cli/analysis_options.hpp"
+#include "fem/fem_mesh.hpp"
 #include "fem/mesh_input.hpp"
 #include "fem/tet_mesh.hpp"
 #include "modal/modal_analysis.hpp"
@@ -35,6 +36,17 @@ ModalListener listener_gains(const TetMesh& tets, const Eigen::MatrixXd& shapes,
                              const Eigen::VectorXd& eigenvalues, const Eigen::Vector3d& position);
 
 // The whole analysis of a mesh file.
+// The band, mode count and clamps of the analysis options (--fix parsed).
+ModalAnalysisRequest analysis_request(const AnalysisOptions& options);
+
+// The modal model of `tets` (read and tetrahedralized with `options`' mesh options, `fem` made
+// from it at options.element_order) for options.excite and options.listeners. `solved`, when
+// given, receives the eigen solution (shapes included). Used by analyze_mesh, and by validate,
+// whose reference shares the tetrahedralization.
+ModalModel analyze_tet_mesh(const AnalysisOptions& options, const Material& material,
+                            const TetMesh& tets, const FemMesh& fem, StageTimer* timer = nullptr,
+                            ModalAnalysisResult* solved = nullptr);
+
 // When the mesh was sized for less than --fmax and the solve's N-th mode lies above what it was
 // sized for (or fewer modes than asked came out in the band), the frequency to mesh for again.
 std::optional<double> refinement_frequency_hz(const ModalAnalysisResult& modes,

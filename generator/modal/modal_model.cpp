@@ -105,6 +105,13 @@ void retune_material(ModalModel& model, const Material& m) {
   const double eigen_scale = (m.youngs_modulus_pa / m.density_kg_m3) /
                              (old.youngs_modulus_pa / old.density_kg_m3);
   const double shape_scale = std::sqrt(old.density_kg_m3 / m.density_kg_m3);
+  // A listener's gain sums the surface's contributions with the phase each one's delay gives at
+  // the mode's frequency: new frequencies need new sums, which need the shapes.
+  if (!model.listeners.empty() && std::abs(eigen_scale - 1) > 1e-12)
+    throw Error(
+        "this model has listeners, whose gains depend on each mode's frequency (the propagation "
+        "phase over the surface): a new E/density cannot re-tune them exactly; re-run the "
+        "analysis on the mesh (changing only the damping is exact)");
   for (auto& mode : model.modes) mode.eigenvalue *= eigen_scale;
   // Listener gains are pressure per unit modal velocity, proportional to φ as well.
   if (model.analysis.normalization == "physical")

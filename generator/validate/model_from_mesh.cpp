@@ -1,50 +1,10 @@
 #include "validate/model_from_mesh.hpp"
 
 #include <cmath>
-#include <filesystem>
 
-#include "cli/analysis.hpp"
-#include "fem/boundary.hpp"
-#include "modal/excitation.hpp"
-#include "modal/modal_analysis.hpp"
 #include "newmark.hpp"
 
 namespace mesh2dsp::validate {
-
-ModalModel analyze_tet_mesh(const AnalysisOptions& o, const Material& material, const TetMesh& tets,
-                            const FemMesh& fem, StageTimer* timer) {
-  StageTimer local;
-  std::vector<HalfSpace> fix;
-  for (const auto& f : o.fix) fix.push_back(parse_half_space(f));
-  const auto excite_vertices = select_excitation_vertices(o.excite, tets);
-  ModalAnalysisRequest request;
-  request.modes = o.modes;
-  request.fmin_hz = o.fmin_hz;
-  request.fmax_hz = o.fmax_hz;
-  request.fix = fix;
-  const ModalAnalysisResult modes = analyze_modes(fem, material, request, timer ? timer : &local);
-
-  ModalModel model;
-  model.name = o.name.empty() ? std::filesystem::path(o.input).stem().string() : o.name;
-  model.mesh.source = o.input;
-  model.mesh.vertices = static_cast<int>(tets.vertices.rows());
-  model.mesh.tetrahedra = static_cast<int>(tets.tets.rows());
-  model.mesh.element_order = fem.order;
-  model.mesh.scale = o.scale;
-  model.material = material;
-  model.analysis.fmin_hz = o.fmin_hz;
-  model.analysis.fmax_hz = o.fmax_hz;
-  model.analysis.requested_modes = o.modes;
-  model.analysis.fixed = o.fix;
-  model.analysis.normalization = o.normalize;
-  for (double lambda : modes.eigenvalues) model.modes.push_back({0, 0, 0, lambda});
-  model.excitations = excitation_gains(excite_vertices, tets, modes.shapes, o.normalize);
-  model.excitation_triangles = triangulate_excitations(model.excitations);
-  for (const auto& text : o.listeners)
-    model.listeners.push_back(listener_gains(tets, modes.shapes, modes.eigenvalues, parse_listener_position(text)));
-  apply_rayleigh_damping(model);
-  return model;
-}
 
 ModalModel newmark_warped_model(const ModalModel& model, double dt_s) {
   ModalModel warped = model;

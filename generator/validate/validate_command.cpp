@@ -248,7 +248,7 @@ void run(const CLI::App& cmd, const ValidateOptions& o) {
       a.listeners.clear();
       for (const auto& l : listeners) a.listeners.push_back(point_text(l));
       // The tet mesh the reference uses, not a second tetrahedralization of the surface.
-      model = analyze_tet_mesh(a, material, tets, fem);
+      model = mesh2dsp::analyze_tet_mesh(a, material, tets, fem);
       point = 0;
       output = 0;
       timer.stop();

@@ -83,3 +83,28 @@ TEST(ModalModel, OverdampedModesDropped) {
   EXPECT_EQ(m.modes.size(), 2u);
   EXPECT_EQ(m.excitations[0].gains.size(), 2u);
 }
+
+TEST(ModalModel, RetuningAModelWithListenersIsRefusedUnlessOnlyTheDampingChanges) {
+  // A listener gain sums the surface with each delay's phase at the mode's frequency: new
+  // frequencies need the shapes, which the model does not keep.
+  ModalModel m = small_model();
+  ModalListener listener;
+  listener.position = {0, 0, 0.5};
+  listener.gains = {0.1, 0.2, 0.3};
+  m.listeners.push_back(listener);
+  EXPECT_THROW(retune_material(m, find_material_preset("iron") /* ν 0.28 */), Error);
+  Material stiffer = m.material;
+  stiffer.youngs_modulus_pa *= 1.1;
+  try {
+    retune_material(m, stiffer);
+    ADD_FAILURE() << "re-tuned a model with listeners to new frequencies";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("listeners"), std::string::npos) << e.what();
+  }
+  Material damper = m.material;
+  damper.rayleigh_mass_per_s *= 2;
+  const double before = m.modes[0].frequency_hz;
+  retune_material(m, damper);
+  EXPECT_DOUBLE_EQ(m.modes[0].frequency_hz, before);
+  EXPECT_DOUBLE_EQ(m.listeners[0].gains[1], 0.2);
+}
