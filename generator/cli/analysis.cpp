@@ -104,6 +104,7 @@ ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
   request.fmin_hz = o.fmin_hz;
   request.fmax_hz = o.fmax_hz;
   request.fix = fix;
+  request.max_memory_bytes = o.max_memory_bytes;
   const ModalAnalysisResult modes = analyze_modes(fem, material, request, &r.timer);
 
   ModalModel model;

@@ -45,6 +45,9 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
   // Start small: many objects have fewer modes below fmax than asked for, and the Lanczos cost
   // grows with the count; ask for more (on the same factorization) only when needed.
   options.count = std::min(request.modes, 24) + rigid_expected + 4;
+  options.expected_count = request.modes + rigid_expected + 8;  // for the memory estimate
+  options.memory_limit_bytes = request.max_memory_bytes;
+  options.problem = fmt::format("{} tetrahedra (P{})", mesh.elements.rows(), mesh.order);
   auto more = [&](const EigenSolution& s) {
     const double highest_hz = std::sqrt(std::max(0.0, s.eigenvalues.maxCoeff())) / (2 * M_PI);
     int in_band = 0;
@@ -59,6 +62,8 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
   const EigenSolution solution = solve_lowest_modes(fem.stiffness, fem.mass, options, more);
   t.stop();
   t.split_last("factorization", solution.factorization_s);
+  result.estimated_eigen_s = solution.estimated_s;
+  result.estimated_peak_bytes = solution.estimated_peak_bytes;
 
   const double highest_hz =
       std::sqrt(std::max(0.0, solution.eigenvalues.maxCoeff())) / (2 * M_PI);
