@@ -49,10 +49,6 @@ void subtract_product(const Eigen::MatrixXd& basis, int columns, const Eigen::Ma
   dgemm_("N", "N", &n, &b, &columns, &minus_one, basis.data(), &n, c.data(), &columns, &one, x.data(), &n);
 }
 
-// Below this many DOF (or when most of the spectrum is asked for) a dense solve is exact,
-// fast and needs no Krylov space larger than the problem.
-constexpr int kDenseDofLimit = 1000;
-
 // OpenBLAS (Debian's libopenblas0-pthread, picked by the libblas.so.3 alternative) spins its
 // threads while waiting; on the narrow triangular solves and products of the iteration that only
 // costs time on a loaded 2-core machine. Threads help the factorization, so the iteration runs
@@ -156,10 +152,13 @@ class BlockLanczos {
   // `reference` (the Krylov space has closed) are replaced by random vectors, with zero rows in R.
   Eigen::MatrixXd append_block(Eigen::MatrixXd x, int at, double reference) {
     Eigen::MatrixXd r = Eigen::MatrixXd::Identity(b_, b_);
-    // M·x once; the second pass (which only restores orthogonality within the block) combines
-    // the columns of M·x as it combines those of x.
-    Eigen::MatrixXd mx = mass_times(x);
+    // M·x afresh in each pass: the second pass's Gram matrix is close to I, so the M·basis it
+    // combines stays M times the basis to rounding. (Carried through the first pass's
+    // combination, M·x drifts by cond(G)·ε, and the rigid-body modes, 10⁶ times larger in the
+    // shift-inverted spectrum, amplify that drift into the elastic Ritz values.)
+    Eigen::MatrixXd mx;
     for (int pass = 0; pass < 2; ++pass) {
+      mx = mass_times(x);
       Eigen::MatrixXd g = x.transpose() * mx;
       g = 0.5 * (g + g.transpose()).eval();
       Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(g);
@@ -248,7 +247,8 @@ EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
   if (options.count < 1) throw Error("internal: no eigenpairs requested");
   const int b = std::max(1, options.block_size);
   const int expected = std::max(options.count, options.expected_count);
-  if (n <= kDenseDofLimit) return solve_dense(k, m, options, more);
+  // Small problems: a dense solve is exact, fast and needs no Krylov space as large as the problem.
+  if (n < options.dense_below_dof) return solve_dense(k, m, options, more);
   if (expected_basis_columns(expected, b, n) + 2 * b > n)
     throw Error(fmt::format("{} modes asked of a model with only {} degrees of freedom: ask for "
                             "fewer modes or refine the mesh",

@@ -43,7 +43,7 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
   options.shift = -std::pow(2 * M_PI * shift_hz, 2);
   const int rigid_expected = free_body ? 6 : 0;
   // Start small: many objects have fewer modes below fmax than asked for, and the Lanczos cost
-  // grows with the count; ask for more (on the same factorization) only when needed.
+  // grows with the count; ask for more (on the same factorization and basis) only when needed.
   options.count = std::min(request.modes, 24) + rigid_expected + 4;
   options.expected_count = request.modes + rigid_expected + 8;  // for the memory estimate
   options.memory_limit_bytes = request.max_memory_bytes;
@@ -56,7 +56,10 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
       if (f >= request.fmin_hz && f <= request.fmax_hz) ++in_band;
     }
     if (in_band >= request.modes || highest_hz > request.fmax_hz) return 0;
-    return static_cast<int>(s.eigenvalues.size()) + (request.modes - in_band) + 8;
+    // Grow by at most half at a time: the Lanczos basis is kept, so small steps cost little,
+    // while a jump to the full count would compute modes far above --fmax when few lie below.
+    const int found = static_cast<int>(s.eigenvalues.size());
+    return std::min(found + (request.modes - in_band) + 8, found * 3 / 2 + 8);
   };
   t.start("eigen solve");
   const EigenSolution solution = solve_lowest_modes(fem.stiffness, fem.mass, options, more);
