@@ -131,6 +131,7 @@ ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
   r.tetrahedra = model.mesh.tetrahedra;
   r.dof = modes.dof;
   r.rigid_modes = modes.rigid_modes;
+  r.estimated_eigen_s = modes.estimated_eigen_s;
   r.solved = true;
   return model;
 }

@@ -29,6 +29,18 @@ std::string describe_failure(int status) {
   return fmt::format("the sparse factorization failed (CHOLMOD: {})", what);
 }
 
+cholmod_dense view_dense(const Eigen::MatrixXd& b) {
+  cholmod_dense d{};
+  d.nrow = b.rows();
+  d.ncol = b.cols();
+  d.nzmax = b.size();
+  d.d = b.rows();
+  d.x = const_cast<double*>(b.data());
+  d.xtype = CHOLMOD_REAL;
+  d.dtype = CHOLMOD_DOUBLE;
+  return d;
+}
+
 cholmod_sparse view_lower(const SparseMatrix& a) {
   cholmod_sparse s{};
   s.nrow = a.rows();
@@ -98,20 +110,34 @@ void CholmodFactor::factorize(const SparseMatrix& lower) {
 
 Eigen::MatrixXd CholmodFactor::solve(const Eigen::MatrixXd& b) const {
   auto& c = state_->common;
-  cholmod_dense rhs{};
-  rhs.nrow = b.rows();
-  rhs.ncol = b.cols();
-  rhs.nzmax = b.size();
-  rhs.d = b.rows();
-  rhs.x = const_cast<double*>(b.data());
-  rhs.xtype = CHOLMOD_REAL;
-  rhs.dtype = CHOLMOD_DOUBLE;
+  cholmod_dense rhs = view_dense(b);
   last_cholmod_error.clear();
   cholmod_dense* x = cholmod_solve(CHOLMOD_A, state_->factor, &rhs, &c);
   if (!x) throw Error(describe_failure(c.status));
   Eigen::MatrixXd out = Eigen::Map<const Eigen::MatrixXd>(static_cast<const double*>(x->x), b.rows(), b.cols());
   cholmod_free_dense(&x, &c);
   return out;
+}
+
+Eigen::MatrixXd symmetric_times(const SparseMatrix& lower, const Eigen::MatrixXd& x) {
+  struct Common {
+    cholmod_common c{};
+    Common() {
+      cholmod_start(&c);
+      c.error_handler = record_cholmod_error;
+      c.print = 0;
+    }
+    ~Common() { cholmod_finish(&c); }
+  };
+  thread_local Common common;
+  Eigen::MatrixXd y(lower.rows(), x.cols());
+  cholmod_sparse a = view_lower(lower);
+  cholmod_dense in = view_dense(x), out = view_dense(y);
+  double one[2] = {1, 0}, zero[2] = {0, 0};
+  last_cholmod_error.clear();
+  if (!cholmod_sdmult(&a, 0, one, zero, &in, &out, &common.c))
+    throw Error(describe_failure(common.c.status));
+  return y;
 }
 
 }  // namespace mesh2dsp

@@ -44,4 +44,8 @@ class CholmodFactor {
   Eigen::Index rows_ = 0;
 };
 
+// lower-triangle-stored symmetric matrix × dense block, by CHOLMOD's sdmult (four columns per
+// pass over the matrix; Eigen's selfAdjointView product goes column by column).
+Eigen::MatrixXd symmetric_times(const SparseMatrix& lower, const Eigen::MatrixXd& x);
+
 }  // namespace mesh2dsp
