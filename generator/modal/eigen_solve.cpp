@@ -87,9 +87,7 @@ class BlockLanczos {
   BlockLanczos(const CholmodFactor& factor, const SparseMatrix& mass, int block, int capacity)
       : factor_(factor), mass_(mass), n_(static_cast<int>(mass.rows())), b_(block) {
     reserve(std::max(capacity, 2 * b_));
-    Eigen::MatrixXd start(n_, b_);
-    for (Eigen::Index i = 0; i < start.size(); ++i) start.data()[i] = normal_(random_);
-    append_block(start, 0, 1.0);
+    append_block(random_block(b_), 0, 1.0);
   }
 
   // Rigid-body modes (λ ≈ 0, so θ ≈ 1/|σ|: a million times the elastic θ when σ sits at 10 Hz
@@ -117,8 +115,7 @@ class BlockLanczos {
     k_ = 0;
     locked_ = 0;
     t_.setZero();
-    Eigen::MatrixXd start(n_, b_);
-    for (Eigen::Index i = 0; i < start.size(); ++i) start.data()[i] = normal_(random_);
+    Eigen::MatrixXd start = random_block(b_);
     for (int i = 0; i < l; ++i) {
       Eigen::MatrixXd col = z.col(i);
       for (int round = 0; round < 2 && i > 0; ++round)
@@ -183,6 +180,12 @@ class BlockLanczos {
  private:
   Eigen::MatrixXd mass_times(const Eigen::MatrixXd& x) const { return symmetric_times(mass_, x); }
 
+  Eigen::MatrixXd random_block(int columns) {
+    Eigen::MatrixXd x(n_, columns);
+    for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = normal_(random_);
+    return x;
+  }
+
   void reserve(int columns) {
     columns = std::min(columns, n_);
     if (v_.cols() >= columns) return;
@@ -229,8 +232,7 @@ class BlockLanczos {
       for (int i : lost) final_column[i] = false;
       auto filled = [&](int column) { return final_column[column]; };
       for (int i : lost) {
-        Eigen::VectorXd z(n_);
-        for (Eigen::Index e = 0; e < n_; ++e) z[e] = normal_(random_);
+        Eigen::VectorXd z = random_block(1);
         for (int round = 0; round < 2; ++round) {
           if (at > 0) {
             Eigen::MatrixXd zm = z;
@@ -313,7 +315,7 @@ EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
                                                       factor.size(), expected, b);
   check_memory(estimate, options.memory_limit_bytes);
   if (estimate.time_s() >= options.notice_above_s)
-    notice(fmt::format("eigen solve: {}{} DOF, {} modes, about {} of memory (factor {}) and {:.0f} s",
+    notice(fmt::format("eigen solve: {}{} DOF, up to {} modes: about {} of memory (factor {}) and {:.0f} s",
                        options.problem.empty() ? "" : options.problem + ", ", n, expected,
                        format_bytes(estimate.peak_bytes()), format_bytes(estimate.factor_bytes),
                        std::ceil(estimate.time_s())));
