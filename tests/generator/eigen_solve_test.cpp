@@ -14,6 +14,7 @@
 #include "modal/memory_estimate.hpp"
 #include "support/command.hpp"
 #include "util/error.hpp"
+#include "util/progress.hpp"
 
 using namespace mesh2dsp;
 
@@ -168,6 +169,26 @@ TEST(EigenSolve, CholmodFailuresAreErrorsAndSilent) {
   rectangular.insert(0, 0) = 1;
   rectangular.makeCompressed();
   EXPECT_THROW(CholmodFactor{rectangular}, Error);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+TEST(EigenSolve, EstimateIsANoticeBeforeALongSolveAndQuietWithQ) {
+  const FemMatrices fem = steel_cube();
+  EigenSolveOptions o = lanczos_options(20);
+  o.notice_above_s = 0;  // this small solve counts as long
+  o.problem = "162 tetrahedra (P2)";
+  testing::internal::CaptureStderr();
+  const EigenSolution s = solve_lowest_modes(fem.stiffness, fem.mass, o);
+  const std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_NE(said.find("mesh2dsp: notice: eigen solve: 162 tetrahedra (P2), 1029 DOF, up to 20 modes: about "),
+            std::string::npos)
+      << said;
+  EXPECT_GT(s.estimated_s, 0);
+  EXPECT_GT(s.estimated_peak_bytes, 0);
+  set_quiet(true);
+  testing::internal::CaptureStderr();
+  solve_lowest_modes(fem.stiffness, fem.mass, o);
+  set_quiet(false);
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
 }
 
