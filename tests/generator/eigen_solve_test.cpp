@@ -141,7 +141,7 @@ TEST(EigenSolve, TooLittleMemoryStopsBeforeFactorizing) {
   }
 }
 
-TEST(EigenSolve, EstimateGrowsWithTheModesAndFitsWhatIsMeasured) {
+TEST(EigenSolve, EstimateComesFromTheSymbolicAnalysisAndGrowsWithTheModes) {
   const FemMatrices fem = steel_cube();
   SparseMatrix shifted = fem.stiffness + fem.mass;
   shifted.makeCompressed();
