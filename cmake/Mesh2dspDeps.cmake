@@ -9,11 +9,6 @@ set_target_properties(mesh2dsp::tetgen PROPERTIES
   INTERFACE_INCLUDE_DIRECTORIES ${TETGEN_INCLUDE_DIR}
   INTERFACE_COMPILE_DEFINITIONS TETLIBRARY)
 
-# Spectra (libspectra-dev), header only.
-find_path(SPECTRA_INCLUDE_DIR Spectra/SymGEigsShiftSolver.h REQUIRED)
-add_library(mesh2dsp::spectra INTERFACE IMPORTED)
-set_target_properties(mesh2dsp::spectra PROPERTIES INTERFACE_INCLUDE_DIRECTORIES ${SPECTRA_INCLUDE_DIR})
-
 # CHOLMOD (libsuitesparse-dev), used through Eigen's CholmodSupport.
 find_path(CHOLMOD_INCLUDE_DIR cholmod.h PATH_SUFFIXES suitesparse REQUIRED)
 find_library(CHOLMOD_LIBRARY cholmod REQUIRED)

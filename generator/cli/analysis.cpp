@@ -84,6 +84,7 @@ ModalAnalysisRequest analysis_request(const AnalysisOptions& o) {
   request.fmin_hz = o.fmin_hz;
   request.fmax_hz = o.fmax_hz;
   for (const auto& f : o.fix) request.fix.push_back(parse_half_space(f));
+  request.max_memory_bytes = o.max_memory_bytes;
   return request;
 }
 
@@ -236,6 +237,7 @@ ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
   r.tetrahedra = model.mesh.tetrahedra;
   r.dof = modes.dof;
   r.rigid_modes = modes.rigid_modes;
+  r.estimated_eigen_s = modes.estimated_eigen_s;
   r.solved = true;
   return model;
 }

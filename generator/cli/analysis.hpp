@@ -17,6 +17,7 @@ struct AnalysisReport {
   StageTimer timer;
   int tet_vertices = 0, tetrahedra = 0, dof = 0, rigid_modes = 0;
   bool solved = false;  // false when a model file was re-tuned
+  double estimated_eigen_s = 0;  // factorization + iterations, estimated before factorizing
 };
 
 // True when `path` names a modal model file rather than a mesh.

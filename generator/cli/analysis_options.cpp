@@ -7,6 +7,8 @@
 
 #include "fem/mesh_units.hpp"
 
+#include "modal/memory_estimate.hpp"
+
 namespace mesh2dsp {
 
 void add_analysis_options(CLI::App& c, AnalysisOptions& o) {
@@ -67,6 +69,9 @@ void add_analysis_options(CLI::App& c, AnalysisOptions& o) {
       ->capture_default_str()
       ->check(CLI::IsMember({"physical", "per-point"}));
   c.add_option("--name", o.name, "model name (default: the mesh file's stem)");
+  c.add_option_function<std::string>(
+      "--max-memory", [&o](const std::string& text) { o.max_memory_bytes = parse_memory_size(text); },
+      "memory the eigen solve may use (e.g. 2G, 500M, bytes; default: what the machine has free)");
 }
 
 Material resolve_material(const AnalysisOptions& o) {

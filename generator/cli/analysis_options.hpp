@@ -30,6 +30,7 @@ struct AnalysisOptions {
   std::vector<std::string> listeners;
   std::string normalize = "physical";
   std::string name;
+  double max_memory_bytes = 0;  // --max-memory; 0: the machine's available memory
 };
 
 // Adds the shared options to a subcommand (the positional MESH included).

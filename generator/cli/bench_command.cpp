@@ -35,10 +35,10 @@ struct BenchCase {
   std::optional<double> max_tet_volume_m3;
 };
 
-json run_case(const BenchCase& c, int modes) {
+json run_case(const BenchCase& c, int modes, const std::string& material) {
   AnalysisOptions o;
   o.input = c.mesh;
-  o.material_name = "steel";
+  o.material_name = material;
   o.modes = modes;
   o.element_order = c.order;
   o.max_tet_volume_m3 = c.max_tet_volume_m3;
@@ -55,6 +55,10 @@ json run_case(const BenchCase& c, int modes) {
   for (const auto& r : report.timer.records()) stages[r.name] = {{"s", r.wall_s}, {"peak_mb", r.peak_rss_mb}};
   j["stages"] = stages;
   j["total_s"] = report.timer.total_s();
+  j["estimated_solve_s"] = report.estimated_eigen_s;
+  // The eigen stage per mode returned (rigid-body modes are solved for too, but not returned).
+  j["eigen_ms_per_mode"] =
+      model.modes.empty() ? 0.0 : 1e3 * report.timer.seconds("eigen solve") / model.modes.size();
   j["peak_mb"] = peak_rss_mb();
   if (std::filesystem::path(c.mesh).filename().string().starts_with("bar_")) {
     double worst = 0;
@@ -70,7 +74,7 @@ json run_case(const BenchCase& c, int modes) {
 
 // "mesh s" = reading, remeshing (when the surface is finer than needed) and TetGen.
 // Runs one case in a child so that the peak memory is the case's own.
-json run_isolated(const BenchCase& c, int modes) {
+json run_isolated(const BenchCase& c, int modes, const std::string& material) {
   int fd[2];
   if (pipe(fd) != 0) throw Error("bench: cannot create a pipe");
   const pid_t pid = fork();
@@ -78,7 +82,7 @@ json run_isolated(const BenchCase& c, int modes) {
     close(fd[0]);
     std::string out;
     try {
-      out = run_case(c, modes).dump();
+      out = run_case(c, modes, material).dump();
     } catch (const std::exception& e) {
       out = json{{"case", c.label}, {"order", c.order}, {"error", e.what()}}.dump();
     }
@@ -112,6 +116,7 @@ void register_bench_command(CLI::App& app) {
     std::vector<int> sizes;
     std::string size_mesh;
     int modes = 50;
+    std::string material = "steel";
     std::string json_out;
   };
   auto o = std::make_shared<Opts>();
@@ -122,6 +127,7 @@ void register_bench_command(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--size-mesh", o->size_mesh, "surface mesh refined for --sizes");
   cmd->add_option("--modes", o->modes, "modes per case")->capture_default_str();
+  cmd->add_option("--material", o->material, "material preset")->capture_default_str();
   cmd->add_option("--json", o->json_out, "write all numbers to this JSON file");
   cmd->callback([o] {
     std::vector<BenchCase> cases;
@@ -141,19 +147,20 @@ void register_bench_command(CLI::App& app) {
     }
     if (cases.empty()) throw Error("bench: give meshes and/or --sizes with --size-mesh");
     json all = json::array();
-    fmt::print("| case | P | tets | DOF | modes | mesh s | assembly s | factor s | eigen s | total s | peak MB | bending err % |\n");
-    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    fmt::print("| case | P | tets | DOF | modes | mesh s | assembly s | factor s | eigen s | eigen ms/mode | est. solve s | total s | peak MB | bending err % |\n");
+    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const auto& c : cases) {
-      const json j = run_isolated(c, o->modes);
+      const json j = run_isolated(c, o->modes, o->material);
       all.push_back(j);
       if (j.contains("error")) {
         fmt::print("| {} | {} | failed: {} |\n", c.label, c.order, j["error"].get<std::string>());
         continue;
       }
-      fmt::print("| {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.0f} | {} |\n",
+      fmt::print("| {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.1f} | {:.1f} | {:.2f} | {:.0f} | {} |\n",
                  c.label, c.order, j["tetrahedra"].get<int>(), j["dof"].get<int>(),
                  j["modes"].get<int>(), stage_s(j, "read mesh") + stage_s(j, "surface remeshing") + stage_s(j, "tetrahedralization"),
                  stage_s(j, "assembly"), stage_s(j, "factorization"), stage_s(j, "eigen solve"),
+                 j["eigen_ms_per_mode"].get<double>(), j["estimated_solve_s"].get<double>(),
                  j["total_s"].get<double>(), j["peak_mb"].get<double>(),
                  j.contains("bending_error_pct") ? fmt::format("{:.2f}", j["bending_error_pct"].get<double>()) : "");
       std::fflush(stdout);

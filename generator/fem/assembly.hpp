@@ -1,7 +1,7 @@
 #pragma once
 // Global stiffness K and consistent mass M (3 DOF per node, DOF 3·node + component).
-// Only the lower triangle is stored: both are symmetric, and CHOLMOD and Spectra's
-// SparseSymMatProd read one triangle, which halves the memory.
+// Only the lower triangle is stored: both are symmetric, and CHOLMOD reads one triangle, which
+// halves the memory.
 #include <Eigen/SparseCore>
 
 #include "fem/fem_mesh.hpp"

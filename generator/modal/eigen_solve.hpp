@@ -1,9 +1,10 @@
 #pragma once
-// The generalized symmetric eigenproblem K φ = λ M φ for the lowest eigenpairs, by Spectra's
+// The generalized symmetric eigenproblem K φ = λ M φ for the lowest eigenpairs, by a block
 // shift-invert Lanczos on a CHOLMOD Cholesky factorization of K − σM with σ < 0 (so the
 // matrix is positive definite even when rigid-body modes make K singular).
 #include <Eigen/Core>
 #include <functional>
+#include <string>
 
 #include "fem/assembly.hpp"
 
@@ -14,21 +15,32 @@ struct EigenSolution {
   Eigen::MatrixXd vectors;      // columns M-orthonormal: φᵀMφ = I
   int factorizations = 0;
   double factorization_s = 0;
-  int operations = 0;  // solves with the factor (Lanczos steps)
+  int operations = 0;  // right-hand sides solved with the factor (Lanczos vectors)
   double triangular_solve_s = 0;  // time spent in those solves
+  double estimated_s = 0;         // the estimate made before factorizing
+  double estimated_peak_bytes = 0;
 };
 
 struct EigenSolveOptions {
   int count = 10;
   double shift = -1.0;  // σ < 0, rad²/s²
-  double tolerance = 1e-10;
-  int max_restarts = 1000;
+  double tolerance = 1e-10;  // residual ‖Sφ − θφ‖_M relative to |θ|, θ = 1/(λ − σ)
+  int block_size = 8;
+  int dense_below_dof = 1000;  // smaller problems: the dense solver (exact, all pairs at once)
+  // For the memory and time estimate made before factorizing: the count the caller expects to
+  // ask for in the end (0: `count`), the memory allowed (0: the machine's available memory) and
+  // what is solved, for the estimate notice ("5 160 tetrahedra (P2)").
+  int expected_count = 0;
+  double memory_limit_bytes = 0;
+  std::string problem;
+  double notice_above_s = 2.0;  // print the estimate when the solve is expected to take longer
 };
 
-// K and M given as their lower triangles. Throws mesh2dsp::Error when the factorization or the
-// iteration fails (never returns an empty or partial solution). After each round `more` (when
-// given) may ask for a larger count — the factorization is reused, only the Lanczos iteration
-// runs again; returning 0 (or no more than the current count) ends it.
+// K and M given as their lower triangles. Throws mesh2dsp::Error when the problem will not fit
+// in memory (before factorizing), when the factorization or the iteration fails (never returns
+// an empty or partial solution). After each round `more` (when given) may ask for a larger
+// count — the factorization and the Lanczos basis are reused, the basis only grows; returning 0
+// (or no more than the current count) ends it.
 EigenSolution solve_lowest_modes(const SparseMatrix& stiffness_lower,
                                  const SparseMatrix& mass_lower, const EigenSolveOptions& options,
                                  const std::function<int(const EigenSolution&)>& more = {});

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "fem/assembly.hpp"
+#include "fem/mesh_bodies.hpp"
 #include "modal/eigen_solve.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
@@ -41,10 +42,15 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
   const double shift_hz = std::max(1.0, 0.5 * request.fmin_hz);
   EigenSolveOptions options;
   options.shift = -std::pow(2 * M_PI * shift_hz, 2);
-  const int rigid_expected = free_body ? 6 : 0;
+  // Each separate body of a free model has its own six rigid-body modes.
+  const int bodies = free_body ? count_connected_bodies(mesh.elements, mesh.nodes.rows()) : 0;
+  const int rigid_expected = 6 * bodies;
   // Start small: many objects have fewer modes below fmax than asked for, and the Lanczos cost
-  // grows with the count; ask for more (on the same factorization) only when needed.
+  // grows with the count; ask for more (on the same factorization and basis) only when needed.
   options.count = std::min(request.modes, 24) + rigid_expected + 4;
+  options.expected_count = request.modes + rigid_expected + 8;  // for the memory estimate
+  options.memory_limit_bytes = request.max_memory_bytes;
+  options.problem = fmt::format("{} tetrahedra (P{})", mesh.elements.rows(), mesh.order);
   auto more = [&](const EigenSolution& s) {
     const double highest_hz = std::sqrt(std::max(0.0, s.eigenvalues.maxCoeff())) / (2 * M_PI);
     int in_band = 0;
@@ -53,12 +59,17 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
       if (f >= request.fmin_hz && f <= request.fmax_hz) ++in_band;
     }
     if (in_band >= request.modes || highest_hz > request.fmax_hz) return 0;
-    return static_cast<int>(s.eigenvalues.size()) + (request.modes - in_band) + 8;
+    // Grow by at most half at a time: the Lanczos basis is kept, so small steps cost little,
+    // while a jump to the full count would compute modes far above --fmax when few lie below.
+    const int found = static_cast<int>(s.eigenvalues.size());
+    return std::min(found + (request.modes - in_band) + 8, found * 3 / 2 + 8);
   };
   t.start("eigen solve");
   const EigenSolution solution = solve_lowest_modes(fem.stiffness, fem.mass, options, more);
   t.stop();
   t.split_last("factorization", solution.factorization_s);
+  result.estimated_eigen_s = solution.estimated_s;
+  result.estimated_peak_bytes = solution.estimated_peak_bytes;
 
   const double highest_hz =
       std::sqrt(std::max(0.0, solution.eigenvalues.maxCoeff())) / (2 * M_PI);
@@ -76,11 +87,11 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
       keep.push_back(i);
     }
   }
-  if (free_body && result.rigid_modes != 6)
+  if (free_body && result.rigid_modes != rigid_expected)
     notice(fmt::format(
-        "a free body should have 6 rigid-body modes, this one shows {}: the mesh may have "
-        "disconnected parts or broken elements",
-        result.rigid_modes));
+        "{} free bod{} should have {} rigid-body modes, this model shows {}: the mesh may have "
+        "broken elements",
+        bodies, bodies == 1 ? "y" : "ies", rigid_expected, result.rigid_modes));
   if (!free_body && result.rigid_modes > 0)
     notice(fmt::format("{} rigid-body mode(s) remain although vertices are clamped: part of the "
                        "object is not held by --fix",

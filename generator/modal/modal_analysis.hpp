@@ -15,6 +15,7 @@ struct ModalAnalysisRequest {
   int modes = 50;
   double fmin_hz = 20, fmax_hz = 20000;
   std::vector<HalfSpace> fix;
+  double max_memory_bytes = 0;  // 0: the machine's available memory
 };
 
 struct ModalAnalysisResult {
@@ -24,6 +25,8 @@ struct ModalAnalysisResult {
   int dof = 0;                  // free degrees of freedom solved for
   int clamped_nodes = 0;
   int below_band = 0, above_band = 0;  // elastic modes found outside [fmin, fmax]
+  double estimated_eigen_s = 0;        // the estimate made before factorizing (0: dense solve)
+  double estimated_peak_bytes = 0;
 };
 
 // Throws mesh2dsp::Error on failure; warns (notice) when a free body does not show exactly six

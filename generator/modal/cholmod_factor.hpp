@@ -1,0 +1,51 @@
+#pragma once
+// CHOLMOD's supernodal Cholesky factor of a sparse symmetric matrix, through CHOLMOD's C
+// interface rather than Eigen's wrapper: the symbolic analysis comes first and alone, so the
+// factor's size and flop count are known (for the memory and time estimate) before any
+// numeric work; the analysis is reused for every matrix of the same pattern; and every CHOLMOD
+// failure ("problem too large", out of memory, not positive definite) becomes a
+// mesh2dsp::Error instead of a message on stderr followed by a crash.
+#include <Eigen/Core>
+#include <memory>
+
+#include "fem/assembly.hpp"
+
+namespace mesh2dsp {
+
+struct FactorSize {
+  double entries = 0;          // doubles the numeric factor holds (supernodal, with padding)
+  double flops = 0;            // of the numeric factorization
+  double workspace_bytes = 0;  // CHOLMOD's temporary memory while factorizing
+  double bytes() const { return 8 * entries + workspace_bytes; }
+};
+
+class CholmodFactor {
+ public:
+  // Symbolic analysis of `pattern_lower` (the lower triangle; values ignored): fill-reducing
+  // ordering (AMD and METIS, the one with less fill). Throws Error when CHOLMOD fails.
+  explicit CholmodFactor(const SparseMatrix& pattern_lower);
+  ~CholmodFactor();
+  CholmodFactor(const CholmodFactor&) = delete;
+  CholmodFactor& operator=(const CholmodFactor&) = delete;
+
+  const FactorSize& size() const { return size_; }
+  Eigen::Index rows() const { return rows_; }
+
+  // Numeric factorization of `lower` (same pattern as the analysis). Throws Error when the
+  // matrix is not positive definite or memory runs out.
+  void factorize(const SparseMatrix& lower);
+  // X = A⁻¹ B for a block of right-hand sides (one pass over the factor for all of them).
+  Eigen::MatrixXd solve(const Eigen::MatrixXd& b) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  FactorSize size_;
+  Eigen::Index rows_ = 0;
+};
+
+// lower-triangle-stored symmetric matrix × dense block, by CHOLMOD's sdmult (four columns per
+// pass over the matrix; Eigen's selfAdjointView product goes column by column).
+Eigen::MatrixXd symmetric_times(const SparseMatrix& lower, const Eigen::MatrixXd& x);
+
+}  // namespace mesh2dsp

@@ -1,0 +1,224 @@
+// The eigen solve on its own: the block Lanczos against the dense solver on a cube (whose
+// modes come in exactly degenerate pairs and triplets), the basis kept when more modes are
+// asked for, and every failure (memory, CHOLMOD, no convergence) as one mesh2dsp::Error.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "fem/assembly.hpp"
+#include "fem/fem_mesh.hpp"
+#include "fem/structured_box.hpp"
+#include "modal/cholmod_factor.hpp"
+#include "modal/eigen_solve.hpp"
+#include "modal/memory_estimate.hpp"
+#include "support/command.hpp"
+#include "util/error.hpp"
+#include "util/progress.hpp"
+
+using namespace mesh2dsp;
+
+namespace {
+
+// A free steel cube, 3 × 3 × 3 cells of P2 tetrahedra: 1029 DOF, small enough for the dense
+// reference, large enough for the Lanczos path.
+FemMatrices steel_cube(int cells = 3) {
+  const TetMesh box = structured_box({0, 0, 0}, {0.1, 0.1, 0.1}, cells, cells, cells);
+  return assemble_fem_matrices(make_fem_mesh(box, 2), find_material_preset("steel"));
+}
+
+EigenSolveOptions lanczos_options(int count) {
+  EigenSolveOptions o;
+  o.count = count;
+  o.shift = -std::pow(2 * M_PI * 10, 2);
+  o.dense_below_dof = 0;  // always the block Lanczos
+  o.notice_above_s = 1e9;
+  return o;
+}
+
+EigenSolution dense_reference(const FemMatrices& fem, int count) {
+  EigenSolveOptions o = lanczos_options(count);
+  o.dense_below_dof = 1 << 30;
+  return solve_lowest_modes(fem.stiffness, fem.mass, o);
+}
+
+void expect_same_modes(const EigenSolution& got, const EigenSolution& want, const FemMatrices& fem) {
+  ASSERT_EQ(got.eigenvalues.size(), want.eigenvalues.size());
+  const double top = want.eigenvalues.maxCoeff();
+  for (Eigen::Index i = 0; i < want.eigenvalues.size(); ++i)
+    EXPECT_NEAR(got.eigenvalues[i], want.eigenvalues[i], 1e-9 * top) << "mode " << i;
+  // M-orthonormal and true eigenvectors: ΦᵀMΦ = I, KΦ = MΦΛ.
+  const SparseMatrix m = symmetric_from_lower(fem.mass), k = symmetric_from_lower(fem.stiffness);
+  const Eigen::MatrixXd gram = got.vectors.transpose() * (m * got.vectors);
+  EXPECT_LT((gram - Eigen::MatrixXd::Identity(gram.rows(), gram.cols())).cwiseAbs().maxCoeff(), 1e-9);
+  const Eigen::MatrixXd residual =
+      k * got.vectors - (m * got.vectors) * got.eigenvalues.asDiagonal();
+  EXPECT_LT(residual.colwise().norm().maxCoeff() / (k * got.vectors).colwise().norm().maxCoeff(), 1e-6);
+}
+
+// Groups of eigenvalues equal to `relative` of the largest: the degenerate multiplets.
+std::vector<int> multiplicities(const Eigen::VectorXd& values, double relative) {
+  std::vector<int> out;
+  const double top = values.maxCoeff();
+  for (Eigen::Index i = 0; i < values.size(); ++i) {
+    if (i > 0 && std::abs(values[i] - values[i - 1]) <= relative * top) ++out.back();
+    else out.push_back(1);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(EigenSolve, BlockLanczosMatchesDenseOnACubeWithDegenerateModes) {
+  const FemMatrices fem = steel_cube();
+  const int count = 60;
+  const EigenSolution reference = dense_reference(fem, count + 3);
+  // Cut at the end of a multiplet, so both solvers return whole multiplets.
+  const auto groups = multiplicities(reference.eigenvalues, 1e-9);
+  int whole = 0;
+  for (int g : groups) {
+    if (whole + g > count) break;
+    whole += g;
+  }
+  ASSERT_GE(*std::max_element(groups.begin(), groups.end()), 3) << "the cube should have triplets";
+  const EigenSolution got = solve_lowest_modes(fem.stiffness, fem.mass, lanczos_options(whole));
+  EigenSolution want = reference;
+  want.eigenvalues.conservativeResize(whole);
+  expect_same_modes(got, want, fem);
+  // The same multiplets, each complete.
+  EXPECT_EQ(multiplicities(got.eigenvalues, 1e-9), multiplicities(want.eigenvalues, 1e-9));
+}
+
+TEST(EigenSolve, AskingForMoreKeepsTheBasisAndGivesTheSameModes) {
+  const FemMatrices fem = steel_cube();
+  const EigenSolution direct = solve_lowest_modes(fem.stiffness, fem.mass, lanczos_options(45));
+  int rounds = 0;
+  const EigenSolution grown = solve_lowest_modes(
+      fem.stiffness, fem.mass, lanczos_options(15), [&](const EigenSolution& s) {
+        ++rounds;
+        return s.eigenvalues.size() < 45 ? static_cast<int>(s.eigenvalues.size()) + 15 : 0;
+      });
+  EXPECT_EQ(rounds, 3);
+  ASSERT_EQ(grown.eigenvalues.size(), 45);
+  for (int i = 0; i < 45; ++i)
+    EXPECT_NEAR(grown.eigenvalues[i], direct.eigenvalues[i], 1e-9 * direct.eigenvalues[44]);
+  // One factorization, and fewer solves than three separate runs would need.
+  EXPECT_EQ(grown.factorizations, 1);
+  EXPECT_LT(grown.operations, 2 * direct.operations);
+}
+
+TEST(EigenSolve, NoConvergenceIsAnError) {
+  const FemMatrices fem = steel_cube(2);
+  EigenSolveOptions o = lanczos_options(20);
+  o.tolerance = 0;  // unreachable: the basis fills the space without meeting it
+  try {
+    solve_lowest_modes(fem.stiffness, fem.mass, o);
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("did not converge"), std::string::npos) << e.what();
+  }
+}
+
+TEST(EigenSolve, TooManyModesForTheDofIsAnError) {
+  const FemMatrices fem = steel_cube(2);
+  EXPECT_THROW(solve_lowest_modes(fem.stiffness, fem.mass, lanczos_options(static_cast<int>(fem.mass.rows()))),
+               Error);
+}
+
+TEST(EigenSolve, TooLittleMemoryStopsBeforeFactorizing) {
+  const FemMatrices fem = steel_cube();
+  EigenSolveOptions o = lanczos_options(20);
+  o.memory_limit_bytes = 1e6;
+  try {
+    solve_lowest_modes(fem.stiffness, fem.mass, o);
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("needs about"), std::string::npos) << what;
+    EXPECT_NE(what.find("--max-memory allows 1 MB"), std::string::npos) << what;
+    EXPECT_NE(what.find("--modes"), std::string::npos) << what;
+    EXPECT_NE(what.find("--element-order 1"), std::string::npos) << what;
+  }
+}
+
+TEST(EigenSolve, EstimateComesFromTheSymbolicAnalysisAndGrowsWithTheModes) {
+  const FemMatrices fem = steel_cube();
+  SparseMatrix shifted = fem.stiffness + fem.mass;
+  shifted.makeCompressed();
+  const CholmodFactor factor(shifted);
+  EXPECT_GT(factor.size().entries, static_cast<double>(fem.stiffness.nonZeros()));  // fill
+  EXPECT_GT(factor.size().flops, factor.size().entries);
+  const int n = static_cast<int>(fem.mass.rows());
+  const auto few = estimate_eigen_solve(n, fem.stiffness.nonZeros(), factor.size(), 20, 8);
+  const auto many = estimate_eigen_solve(n, fem.stiffness.nonZeros(), factor.size(), 200, 8);
+  EXPECT_GT(many.basis_bytes, 5 * few.basis_bytes);
+  EXPECT_DOUBLE_EQ(many.factor_bytes, few.factor_bytes);
+  EXPECT_GT(many.time_s(), few.time_s());
+}
+
+TEST(EigenSolve, CholmodFailuresAreErrorsAndSilent) {
+  // Not positive definite: K − σM with σ far above the lowest modes.
+  const FemMatrices fem = steel_cube(2);
+  SparseMatrix indefinite = fem.stiffness - 1e12 * fem.mass;
+  indefinite.makeCompressed();
+  testing::internal::CaptureStderr();
+  CholmodFactor factor(indefinite);
+  EXPECT_THROW(factor.factorize(indefinite), Error);
+  // Not square: CHOLMOD's own argument check.
+  SparseMatrix rectangular(6, 4);
+  rectangular.insert(0, 0) = 1;
+  rectangular.makeCompressed();
+  EXPECT_THROW(CholmodFactor{rectangular}, Error);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+TEST(EigenSolve, EstimateIsANoticeBeforeALongSolveAndQuietWithQ) {
+  const FemMatrices fem = steel_cube();
+  EigenSolveOptions o = lanczos_options(20);
+  o.notice_above_s = 0;  // this small solve counts as long
+  o.problem = "162 tetrahedra (P2)";
+  testing::internal::CaptureStderr();
+  const EigenSolution s = solve_lowest_modes(fem.stiffness, fem.mass, o);
+  const std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_NE(said.find("mesh2dsp: notice: eigen solve: 162 tetrahedra (P2), 1029 DOF, up to 20 modes: about "),
+            std::string::npos)
+      << said;
+  EXPECT_GT(s.estimated_s, 0);
+  EXPECT_GT(s.estimated_peak_bytes, 0);
+  set_quiet(true);
+  testing::internal::CaptureStderr();
+  solve_lowest_modes(fem.stiffness, fem.mass, o);
+  set_quiet(false);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+TEST(MemorySize, ParsesUnitsAndRefusesTheRest) {
+  EXPECT_DOUBLE_EQ(parse_memory_size("2G"), 2.0 * (1 << 30));
+  EXPECT_DOUBLE_EQ(parse_memory_size("500M"), 500.0 * (1 << 20));
+  EXPECT_DOUBLE_EQ(parse_memory_size("1.5GB"), 1.5 * (1 << 30));
+  EXPECT_DOUBLE_EQ(parse_memory_size("64 MiB"), 64.0 * (1 << 20));
+  EXPECT_DOUBLE_EQ(parse_memory_size("123456"), 123456.0);
+  for (const char* bad : {"", "G", "-1G", "2X", "2 G extra", "nan"})
+    EXPECT_THROW(parse_memory_size(bad), Error) << bad;
+  EXPECT_GT(available_memory_bytes(), 0);
+}
+
+TEST(MemorySize, CliRefusesATooLargeSolveWithOneMessageAndNoFile) {
+  const auto dir = std::filesystem::temp_directory_path() / "mesh2dsp_eigen_memory_test";
+  std::filesystem::create_directories(dir);
+  const TetMesh box = structured_box({0, 0, 0}, {0.3, 0.03, 0.02}, 30, 3, 2);
+  write_tetgen_files(box, dir / "bar");
+  const auto out = dir / "bar.modal.json";
+  std::filesystem::remove(out);
+  const auto r = test::run_command(std::string(MESH2DSP_BIN) + " modes " + (dir / "bar.node").string() +
+                                   " --max-memory 2M -o " + out.string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("mesh2dsp: error: the eigen solve needs about"), std::string::npos) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  const auto bad = test::run_command(std::string(MESH2DSP_BIN) + " modes " + (dir / "bar.node").string() +
+                                     " --max-memory lots -o " + out.string());
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("cannot read the memory size \"lots\""), std::string::npos) << bad.output;
+  std::filesystem::remove_all(dir);
+}
