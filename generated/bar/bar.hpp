@@ -31,10 +31,10 @@
  * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
  * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
  * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
- * Levels: every gain carries the normalisation 0.1623752282941231 (1 / the largest sum of |gains|
+ * Levels: every gain carries the normalisation 0.22972931739690283 (1 / the largest sum of |gains|
  * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
  * by the gain (default 0.5) and the level BAR_LEVEL, chosen so a default strike
- * (point 1, the loudest, hardness 0.8) peaks near -6 dBFS and the same strike at
+ * (point 2, the loudest, hardness 0.8) peaks near -6 dBFS and the same strike at
  * hardness 1 below -1 dBFS. For physical units call set_level(BAR_PHYSICAL_SCALE) and set_gain(1):
  * the output is then the surface velocity in m/s. Modes at or above Nyquist are switched off at prepare.
  *
@@ -56,8 +56,8 @@
 /* 1: one output, the contact microphone (the pickup is the excitation point itself). */
 #define BAR_CONTACT_MIC 1
 /* The default output level, and the level that makes the output the surface velocity in m/s. */
-#define BAR_LEVEL 4.754549f
-#define BAR_PHYSICAL_SCALE 6.158575f
+#define BAR_LEVEL 4.976174f
+#define BAR_PHYSICAL_SCALE 4.352949f
 /* Modes computed side by side: 32 lets GCC vectorise the mode loops on SSE/AVX/AVX-512/NEON
  * hosts (at 16 it unrolls them into scalar code instead); 1 suits a Cortex-M4F (no SIMD). */
 #ifndef BAR_LANES
@@ -109,15 +109,15 @@ static const float bar_decay2[BAR_MODES] = {
 #define BAR_EXCITE_INPUT 5  /* van den Doel & Pai 2003, 3.4: the input is the force */
 /* Frequency ratios of the three dominant modes (largest gain at point 0): the micro-collision
  * impulse trains. */
-static const float bar_micro_ratio[3] = { 1.0f, 1.4721826f, 2.6837237f };
+static const float bar_micro_ratio[3] = { 7.4053655f, 14.780907f, 14.7879f };
 
 /* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
  * triangle and barycentric weights (u, v) toward its second and third point. */
-static const int bar_triangle[12][3] = { {0, 2, 3}, {0, 6, 2}, {0, 3, 7}, {0, 7, 6}, {1, 3, 2}, {1, 2, 4}, {1, 5, 3}, {1, 4, 5}, {2, 6, 4}, {3, 5, 7}, {4, 7, 5}, {4, 6, 7} };
+static const int bar_triangle[12][3] = { {0, 6, 2}, {0, 2, 7}, {0, 3, 6}, {0, 7, 3}, {1, 5, 2}, {1, 2, 6}, {1, 4, 5}, {1, 6, 4}, {2, 5, 7}, {3, 4, 6}, {3, 7, 4}, {4, 7, 5} };
 
 /* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
 static const float bar_excite[BAR_POINTS * BAR_MODES] = {
-0.32755038f, 0.29478657f, 0.2820223f, -0.22857772f, -0.13293777f, 0.23928535f, 0.17130339f, -0.27568573f, 0.13233171f, -0.19909206f, -0.12080886f, 0.16311747f, -0.13052578f, -0.07573307f, -0.27239972f, -0.12965865f, 0.12884991f, -0.23162456f, -0.47841603f, 0.19948857f, -0.42118448f, -0.094311595f, -0.1695182f, -0.36917496f, -0.19494057f, -0.09421916f, -0.141872f, -0.3219547f, -0.116335705f, -0.095072344f, 0.27913025f, 0.1929282f, -0.09419147f, -0.0954648f, 0.28630045f, -0.2817406f, -1.4700328e-05f, 1.14509885e-05f, -0.00014594376f, -0.32349843f, 0.31394547f, 0.025831837f, 0.16358621f, 0.00028597636f, -1.5896667e-05f, 0.3018752f, 0.0010239116f, 0.28724283f, 0.0003869024f, 0.0004707425f, -0.16521992f, 0.02054361f, 0.0073367325f, 0.31642002f, -0.14462544f, -0.3066076f, 0.38074687f, 0.1658063f, 0.015291841f, 0.043306198f, -0.22591698f, -0.09151826f, -0.052469198f, 0.2445521f, 0.02528644f, 0.045885596f, 0.30284408f, -0.4074481f, -0.015239808f, -0.013541101f, 0.24553558f, -0.23780975f, 0.12102604f, -0.29221663f, -0.27869824f, 0.017285192f, 0.017440967f, -0.17072347f, -0.15949006f, 0.039646965f, -0.09651467f, -0.042493917f, -0.05201669f, 0.22281997f, -0.1613813f, -2.9309828e-07f, 0.29937196f, -1.1033927e-06f, 0.38200277f, 0.00024373189f, 1.63871e-05f, -0.057808783f, 0.020067584f, 2.5302656e-05f, 1.8432078e-05f, -0.4263724f, 8.2682185e-05f, 0.00010322287f, 0.294129f, -0.032851845f, -3.065353e-05f, -9.791288e-05f, -0.17383063f, -0.1703911f, -0.30032077f, 0.29215953f, -0.08133102f, -0.074863605f, -0.07003063f, 0.022374047f, -0.08140915f, -0.22394168f, -0.21633132f, 0.29288328f, 0.16512442f, -0.28148767f, 0.044890698f, -0.0759261f, -0.08188121f, 0.3233123f, -0.16083637f, 0.13580021f, 0.06993867f, 0.3921685f, -0.028004015f, 0.0025470103f, 0.0070619043f, -0.3338293f, 0.16464947f, -0.057571664f, -0.26886028f, 0.24160883f, -0.09346028f, 0.02697987f, 0.33221367f, -0.12431809f
+1.7639896e-07f, 0.059676625f, -1.5088756e-06f, -0.09460532f, -7.056635e-05f, -2.3329471e-06f, 0.12192685f, -0.57070595f, 4.9600505e-05f, 7.108566e-06f, -0.14409418f, 3.9544128e-05f, -9.528138e-05f, -0.1633376f, 0.57193524f, -8.4456e-05f, 0.00025250347f, -5.048139e-07f, -0.059683666f, -2.9760972e-06f, -0.09464872f, -0.00010283432f, 1.2097772e-05f, -0.1220652f, -0.5707054f, -0.00018393132f, 2.3248615e-05f, -0.14437579f, -6.84048e-06f, -0.00036415557f, 0.16381837f, -0.57192886f, 1.6490269e-07f, -0.0006839055f, 0.48386124f, -0.0021935124f, 1.450896e-05f, 1.2550176e-05f, -0.000102443606f, 0.5539824f, 0.00828208f, 0.017313534f, 0.2744148f, -0.000552818f, 5.811394e-05f, 0.5292293f, 0.0014267262f, 0.015948303f, 2.4100127e-05f, 0.00051656825f, -0.27519816f, -0.12572585f, 0.001316927f, 0.4892268f, -0.0053151827f, 0.18362428f, 0.4351894f, 0.007582165f, 0.012865671f, 0.028314985f, -0.070868395f, -0.0021458678f, 0.34200728f, -0.22172225f, 0.010286563f, -0.034393616f, -0.5248622f, 0.26866186f, -0.12573017f, 0.0013131048f, -0.48921534f, 0.0053152624f, -0.18335229f, 0.43523827f, 0.0075880466f, 0.012865109f, 0.02867776f, 0.07064387f, 0.0023163685f, 0.34129965f, 0.22329265f, 0.009878104f, 0.034418587f, 0.5245321f, 0.2701431f, -8.904287e-06f, -0.307895f, -4.5781166e-05f, 0.002396885f, 2.1757472e-05f, 0.00010589359f, 0.23987746f, 0.01062679f, 9.995979e-05f, 0.00013587924f, 0.39644745f, -0.00012867177f, 2.6803811e-05f, -0.45875746f, 0.038916726f, 0.00015424182f, -2.5624717e-05f, -0.30988225f, 0.00044993905f, -0.003614182f, -0.002413908f, -0.25042865f, -0.24916793f, 0.007045744f, 0.007042743f, 0.18402638f, 0.41209114f, -0.012983622f, 0.47851548f, -0.08281621f, -0.01844699f, -0.025755174f, -0.44587103f, -0.032070745f, -4.2974702e-06f, 0.3560965f, -1.7067643e-05f, -0.45436382f, -0.00024669673f, -7.883292e-05f, -0.06889198f, 0.023872038f, 3.5056855e-05f, 5.783732e-05f, 0.5073644f, -0.00028619307f, -0.0003194213f, 0.34973437f, -0.03908397f, 0.00045560993f, 0.00013497115f
 };
 /* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
  * whose pickup is the interpolated shape at the contact). */
@@ -261,7 +261,7 @@ BAR_INLINE void bar_prepare(bar_state* s, float sample_rate_hz) {
   s->fundamental_hz = s->next_fundamental_hz = BAR_FUNDAMENTAL_HZ;
   s->t60_scale = s->next_t60_scale = 1.0f;
   s->hardness = s->next_hardness = 0.8f;
-  s->point = s->next_point = 1.0f;  /* the loudest point */
+  s->point = s->next_point = 2.0f;  /* the loudest point */
   s->glide_target = 0.0f;
   s->contact_on = 0;
   s->contact_triangle = 0;

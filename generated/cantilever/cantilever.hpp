@@ -31,10 +31,10 @@
  * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
  * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
  * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
- * Levels: every gain carries the normalisation 0.00396622064030094 (1 / the largest sum of |gains|
+ * Levels: every gain carries the normalisation 0.005204254121049779 (1 / the largest sum of |gains|
  * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
  * by the gain (default 0.5) and the level CANTILEVER_LEVEL, chosen so a default strike
- * (point 1, the loudest, hardness 0.8) peaks near -6 dBFS and the same strike at
+ * (point 6, the loudest, hardness 0.8) peaks near -6 dBFS and the same strike at
  * hardness 1 below -1 dBFS. For physical units call set_level(CANTILEVER_PHYSICAL_SCALE) and set_gain(1):
  * the output is then the surface velocity in m/s. Modes at or above Nyquist are switched off at prepare.
  *
@@ -56,8 +56,8 @@
 /* 1: one output, the contact microphone (the pickup is the excitation point itself). */
 #define CANTILEVER_CONTACT_MIC 1
 /* The default output level, and the level that makes the output the surface velocity in m/s. */
-#define CANTILEVER_LEVEL 2.612298f
-#define CANTILEVER_PHYSICAL_SCALE 252.1292f
+#define CANTILEVER_LEVEL 2.4620214f
+#define CANTILEVER_PHYSICAL_SCALE 192.1505f
 /* Modes computed side by side: 32 lets GCC vectorise the mode loops on SSE/AVX/AVX-512/NEON
  * hosts (at 16 it unrolls them into scalar code instead); 1 suits a Cortex-M4F (no SIMD). */
 #ifndef CANTILEVER_LANES
@@ -113,11 +113,11 @@ static const float cantilever_micro_ratio[3] = { 1.0f, 1.9861887f, 6.197282f };
 
 /* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
  * triangle and barycentric weights (u, v) toward its second and third point. */
-static const int cantilever_triangle[12][3] = { {0, 3, 5}, {0, 6, 3}, {0, 5, 4}, {0, 4, 7}, {0, 7, 6}, {1, 2, 4}, {1, 6, 2}, {1, 5, 3}, {1, 3, 6}, {1, 4, 5}, {2, 7, 4}, {2, 6, 7} };
+static const int cantilever_triangle[12][3] = { {0, 5, 2}, {0, 2, 7}, {0, 4, 5}, {0, 7, 4}, {1, 3, 2}, {1, 2, 6}, {1, 4, 3}, {1, 6, 4}, {2, 3, 7}, {2, 5, 6}, {3, 4, 7}, {4, 6, 5} };
 
 /* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
 static const float cantilever_excite[CANTILEVER_POINTS * CANTILEVER_MODES] = {
-0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.4053084f, -0.38959706f, -0.36692342f, -0.31102467f, 0.23113705f, -0.33178207f, 0.29677957f, -0.24501912f, -0.2961105f, 0.23080839f, 0.24665202f, 0.00013312342f, 0.5167205f, 0.0016558666f, -0.28077233f, -0.012558396f, -0.003540169f, 0.0005580887f, -0.50236744f, 0.29010674f, -0.049995676f, -0.05111993f, -0.21463358f, 0.21885541f, -0.10511137f, 0.3693978f, -0.010152594f, -0.36615396f, -0.34043106f, 0.25733057f, -0.33811778f, 0.3377827f, -0.06857662f, -0.064228505f, 0.261121f, -0.29159993f, -0.004268282f, -0.27443913f, -0.3084006f, 0.10475946f, -0.25334588f, -0.25363895f, -0.2727448f, 0.2653479f, -0.23439723f, -0.2813627f, -0.0058005988f, 0.27273685f, 0.069481894f, 0.060502924f, 0.019023579f, 0.020043138f, 0.09841547f, -0.1055312f, -0.06215227f, -0.22113451f, -0.010318233f, 0.23432092f, 0.3258424f, 0.17462815f, 0.09291183f, 0.09397947f, 0.31645203f, -0.31600326f, -0.14535645f, -0.34797788f, -0.008947999f, 0.3326721f, 0.026894672f, 0.28296205f
+0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 8.021872e-07f, 0.028352354f, 1.68043e-06f, -0.09444129f, 1.1208216e-05f, 1.6829152e-05f, 0.5896378f, -0.14357767f, 0.00013165762f, -5.797101e-05f, 0.28261515f, -1.5547491e-07f, -0.5909159f, -2.422938e-05f, 1.3450182e-05f, 0.014451073f, -0.004149504f, 0.00023002524f, 0.5708458f, -0.00010370156f, 1.4784988e-05f, 0.5471429f, 9.71508e-06f, 0.10570955f, 1.8523182e-06f, -9.581831e-06f, -0.004749306f, 0.45224008f, -0.00021234095f, -9.900401e-05f, -0.08084508f, -0.0003039986f, 0.3479167f, 0.00036982514f, 0.17024773f, -0.60070086f, -0.005406371f, -0.0037016496f, 0.55573857f, 0.4167778f, -1.2557685e-05f, -0.43745658f, 4.5202942e-08f, -0.37955734f, 1.591116e-05f, 3.7894737e-05f, -0.005746605f, -0.49282184f, 0.00023693369f, 0.00011977536f, -1.6813947e-05f, -0.65957856f, -1.4164488e-05f, 0.23972748f, -1.782481e-05f, 6.509942e-07f, -0.0026667893f, -0.07997603f, 5.894139e-05f, -9.254824e-06f, 6.5605764e-06f, 0.17180127f, -1.346714e-05f, 0.5422297f, 5.982048e-06f, -1.925528e-05f, -0.009355743f, -0.48405242f, 0.00021741673f, -8.26478e-05f
 };
 /* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
  * whose pickup is the interpolated shape at the contact). */
@@ -261,7 +261,7 @@ CANTILEVER_INLINE void cantilever_prepare(cantilever_state* s, float sample_rate
   s->fundamental_hz = s->next_fundamental_hz = CANTILEVER_FUNDAMENTAL_HZ;
   s->t60_scale = s->next_t60_scale = 1.0f;
   s->hardness = s->next_hardness = 0.8f;
-  s->point = s->next_point = 1.0f;  /* the loudest point */
+  s->point = s->next_point = 6.0f;  /* the loudest point */
   s->glide_target = 0.0f;
   s->contact_on = 0;
   s->contact_triangle = 0;
