@@ -5,7 +5,6 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <Eigen/SparseCore>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
@@ -16,6 +15,7 @@
 #include "modal/cholmod_factor.hpp"
 #include "modal/memory_estimate.hpp"
 #include "util/error.hpp"
+#include "util/serial_threads.hpp"
 #include "util/progress.hpp"
 
 namespace mesh2dsp {
@@ -50,30 +50,6 @@ void subtract_product(const Eigen::MatrixXd& basis, int columns, const Eigen::Ma
   dgemm_("N", "N", &n, &b, &columns, &minus_one, basis.data(), &n, c.data(), &columns, &one, x.data(), &n);
 }
 
-// OpenBLAS (Debian's libopenblas0-pthread, picked by the libblas.so.3 alternative) spins its
-// threads while waiting; on the narrow triangular solves and products of the iteration that only
-// costs time on a loaded 2-core machine. Threads help the factorization, so the iteration runs
-// with one. Looked up at run time: with another BLAS the call does nothing.
-class SingleThreadedBlas {
- public:
-  SingleThreadedBlas() {
-    set_ = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-    auto get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-    if (set_ && get) {
-      previous_ = get();
-      set_(1);
-    }
-  }
-  ~SingleThreadedBlas() {
-    if (set_ && previous_ > 0) set_(previous_);
-  }
-  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
-  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
-
- private:
-  void (*set_)(int) = nullptr;
-  int previous_ = 0;
-};
 
 // Block Lanczos on S = (K − σM)⁻¹M, which is self-adjoint in the M inner product, with full
 // reorthogonalisation (classical Gram–Schmidt twice) and no restarts: the basis only grows, so
@@ -326,7 +302,7 @@ EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
   const double factorization_s = seconds_since(factor_start);
   factor_progress.finish(fmt::format("{} DOF", n));
 
-  const SingleThreadedBlas single_threaded_iteration;
+  const SerialThreads single_threaded_iteration;  // threads help the factorization only
   Progress progress("eigen iterations");
   BlockLanczos lanczos(factor, m, b, expected_basis_columns(expected, b, n) + b);
   lanczos.lock_rigid_modes(0.5 / -options.shift);

@@ -7,7 +7,7 @@
 
 #include "filters.hpp"
 #include "newmark.hpp"
-#include "serial_threads.hpp"
+#include "util/serial_threads.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
 

@@ -1,4 +1,4 @@
-#include "serial_threads.hpp"
+#include "util/serial_threads.hpp"
 
 #include <dlfcn.h>
 #include <sys/resource.h>
