@@ -5,6 +5,8 @@
 #include <CGAL/Polygon_mesh_processing/remesh.h>
 #include <fmt/format.h>
 
+#include <Eigen/Geometry>
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -33,6 +35,31 @@ std::vector<Point> sample_points(const SurfaceMesh& mesh) {
   }
   return points;
 }
+double surface_area(const SurfaceMesh& mesh) {
+  double area = 0;
+  for (int f = 0; f < mesh.faces.rows(); ++f) {
+    const Eigen::Vector3d a = mesh.vertices.row(mesh.faces(f, 0)),
+                          b = mesh.vertices.row(mesh.faces(f, 1)),
+                          c = mesh.vertices.row(mesh.faces(f, 2));
+    area += 0.5 * (b - a).cross(c - a).norm();
+  }
+  return area;
+}
+
+// The chords of a coarser triangulation of a curved surface cut inward: a convex object loses
+// volume (a sphere at twice the edge: −1 %), and every mode moves up. Moving each vertex along
+// its normal by −ΔV/A puts the surface back around the input — half the sag outside, half
+// inside — so the volume is kept and the largest deviation roughly halves. Flat faces have no
+// sag and do not move.
+void restore_volume(SurfaceMesh& mesh, double volume_m3) {
+  for (int pass = 0; pass < 2; ++pass) {
+    const double area = surface_area(mesh);
+    if (!(area > 0)) return;
+    const double offset_m = (volume_m3 - signed_volume(mesh)) / area;
+    mesh.vertices += offset_m * vertex_normals(mesh);
+  }
+}
+
 }  // namespace
 
 double mean_edge_length(const SurfaceMesh& mesh) {
@@ -59,6 +86,7 @@ SurfaceMesh remesh_surface(const SurfaceMesh& mesh, double target_edge_m) {
   m.collect_garbage();
 
   SurfaceMesh out = cgal::from_cgal(m);
+  restore_volume(out, signed_volume(mesh));
   check_and_orient_surface(out);
   return out;
 }
@@ -78,8 +106,8 @@ RemeshBounds remesh_bounds(const SurfaceMesh& input, double shortest_wavelength_
   const double diagonal_m =
       (input.vertices.colwise().maxCoeff() - input.vertices.colwise().minCoeff()).norm();
   RemeshBounds bounds;
-  bounds.max_distance_m = std::min({1e-3 * thickness_measure(input), 1e-3 * diagonal_m,
-                                    shortest_wavelength_m / 500.0});
+  bounds.max_distance_m = std::min({1e-2 * thickness_measure(input), 1e-3 * diagonal_m,
+                                    shortest_wavelength_m / 100.0});
   bounds.max_relative_volume_change = 2e-3;
   return bounds;
 }

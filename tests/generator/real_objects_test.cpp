@@ -111,11 +111,12 @@ TEST(Resolution, RefinesOnceWhenTheModesReachAboveTheSizedFrequency) {
 TEST(Resolution, RemeshingOfACurvedSurfaceIsBoundedByTheShape) {
   const SurfaceMesh sphere = read_checked_surface_mesh(source("meshes/sphere.obj"));
   const RemeshBounds bounds = remesh_bounds(sphere, 0.1);
-  // Coarsening a 5 cm sphere to 2 cm edges cuts its chords millimetres inward: refused.
+  // Coarsening a 5 cm sphere to 2 cm edges sags its chords a millimetre inward; with the
+  // volume restored the surface straddles the sphere, still half a millimetre off: refused.
   const SurfaceMesh coarse = remesh_surface(sphere, 0.02);
   const SurfaceDeviation d = surface_deviation(sphere, coarse);
-  EXPECT_GT(d.max_distance_m, 5e-4);
-  EXPECT_LT(d.relative_volume_change, -5e-3);
+  EXPECT_GT(d.max_distance_m, 3e-4);
+  EXPECT_LT(std::abs(d.relative_volume_change), 1e-4);
   EXPECT_FALSE(within(d, bounds));
   EXPECT_FALSE(remesh_within_bounds(sphere, 0.02, bounds).has_value());
   // A flat-faced box can be coarsened freely: its faces stay where they are.
