@@ -116,8 +116,11 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
                                       ? *options.max_tet_volume_m3
                                       : default_max_tet_volume(surface, material, sizing_hz);
   TetMesh mesh = tetrahedralize(surface, tet_options);
-  if (tet_quality_report(mesh, kRejectTetQuality).near_degenerate > 0 ||
-      overlong_surface_triangles(surface, *tet_options.max_tet_volume_m3) > 0) {
+  // An edge given with --surface-edge is the user's choice of surface resolution: only flat
+  // elements make TetGen split its triangles then.
+  const bool overlong = !options.surface_edge_m &&
+                        overlong_surface_triangles(surface, *tet_options.max_tet_volume_m3) > 0;
+  if (tet_quality_report(mesh, kRejectTetQuality).near_degenerate > 0 || overlong) {
     // Sliver surface triangles (CAD and STL exports) force flat tetrahedra when the surface is
     // kept triangle for triangle, and long ones stop TetGen from refining next to them (a
     // 60 mm prong drawn with 60 mm triangles came out as 48 elements, its modes 19 % high):

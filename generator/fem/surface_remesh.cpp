@@ -54,8 +54,10 @@ double surface_area(const SurfaceMesh& mesh) {
 void restore_volume(SurfaceMesh& mesh, double volume_m3) {
   for (int pass = 0; pass < 2; ++pass) {
     const double area = surface_area(mesh);
-    if (!(area > 0)) return;
-    const double offset_m = (volume_m3 - signed_volume(mesh)) / area;
+    const double change_m3 = volume_m3 - signed_volume(mesh);
+    // Below 1e-5 of the volume there is nothing to restore (flat faces): leave it exact.
+    if (!(area > 0) || std::abs(change_m3) <= 1e-5 * std::abs(volume_m3)) return;
+    const double offset_m = change_m3 / area;
     mesh.vertices += offset_m * vertex_normals(mesh);
   }
 }
