@@ -127,7 +127,7 @@ double mesh_volume_m3(const TetMesh& tets) {
 std::optional<double> coarse_pass_sizing_hz(const AnalysisOptions& o, const Material& material,
                                             const ModalAnalysisRequest& request,
                                             const MeshInputOptions& mesh_options,
-                                            AnalysisReport& r) {
+                                            AnalysisReport& r, std::optional<TetMesh>* sized_mesh) {
   // Weyl's law knows only the volume: thin walls and slender parts have far more low modes
   // than it counts (a 0.7 m bell's 50 modes lie below 3 kHz, Weyl puts the 50th above 20 kHz).
   // When the mesh it sizes is large, a coarse pass finds the N-th mode instead: the same
@@ -138,12 +138,14 @@ std::optional<double> coarse_pass_sizing_hz(const AnalysisOptions& o, const Mate
   // P2 elements of a third of the shear wavelength at 1.25× the N-th mode left the 0.8 m test
   // block 0.67 % off; errors fall as h⁴, so 0.5 % needs a margin of about 1.9.
   constexpr double kCoarseMargin = 1.9;
+  // The Weyl-sized mesh is made as the analysis makes it (its notices shown, its errors the
+  // analysis's own): without a gain it is the analysis mesh, not meshed again.
+  TetMesh sized = load_tet_mesh(o.input, material, mesh_options, &r.timer);
   r.timer.start("coarse pass");
   std::optional<double> sizing_hz;
-  try {
-    QuietScope quiet;
-    const TetMesh sized = load_tet_mesh(o.input, material, mesh_options);
-    if (sized.tets.rows() >= kWorthItTets && sized.resolved_frequency_hz > 0) {
+  if (sized.tets.rows() >= kWorthItTets && sized.resolved_frequency_hz > 0) {
+    try {
+      QuietScope quiet;
       MeshInputOptions coarse = mesh_options;
       coarse.sizing_frequency_hz = sized.resolved_frequency_hz;
       coarse.max_tet_volume_m3 = mesh_volume_m3(sized) / (0.8 * kCoarseTets);
@@ -154,10 +156,11 @@ std::optional<double> coarse_pass_sizing_hz(const AnalysisOptions& o, const Mate
       if (static_cast<int>(found.eigenvalues.size()) == request.modes &&
           kCoarseMargin * highest_hz < 0.8 * sized.resolved_frequency_hz)
         sizing_hz = kCoarseMargin * highest_hz;
+    } catch (const Error&) {
+      // No estimate: the mesh stays sized by Weyl's law.
     }
-  } catch (const Error&) {
-    // No estimate: the mesh stays sized by Weyl's law, and its own errors come from there.
   }
+  if (!sizing_hz && sized_mesh) *sized_mesh = std::move(sized);
   r.timer.stop();
   if (sizing_hz)
     notice(fmt::format("a coarse pass puts mode {} near {:.0f} Hz: mesh sized for {:.0f} Hz",
@@ -213,13 +216,16 @@ ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
   mesh_options.surface_edge_m = o.surface_edge_m;
   mesh_options.keep_surface = o.keep_surface;
 
+  std::optional<TetMesh> sized_mesh;
   if (o.resolution == "modes" && !o.max_tet_volume_m3)
-    mesh_options.sizing_frequency_hz = coarse_pass_sizing_hz(o, material, request, mesh_options, r);
+    mesh_options.sizing_frequency_hz =
+        coarse_pass_sizing_hz(o, material, request, mesh_options, r, &sized_mesh);
 
   ModalModel model;
   ModalAnalysisResult modes;
   for (int pass = 0;; ++pass) {
-    const TetMesh tets = load_tet_mesh(o.input, material, mesh_options, &r.timer);
+    const TetMesh tets = (pass == 0 && sized_mesh) ? std::move(*sized_mesh)
+                                                   : load_tet_mesh(o.input, material, mesh_options, &r.timer);
     r.timer.start("fem mesh");
     const FemMesh fem = make_fem_mesh(tets, o.element_order);
     r.timer.stop();

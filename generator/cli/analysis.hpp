@@ -56,12 +56,14 @@ std::optional<double> refinement_frequency_hz(const ModalAnalysisResult& modes,
 
 // The frequency to size the mesh for, from a coarse pass that solves the N modes on a coarse
 // interior — when the mesh sized by Weyl's law would be large and the pass shows it can be
-// coarser. None: keep Weyl's sizing.
+// coarser. None: keep Weyl's sizing; then `sized_mesh` (when given) receives the Weyl-sized
+// mesh the pass made, when it made one, so it is not meshed twice.
 std::optional<double> coarse_pass_sizing_hz(const AnalysisOptions& options,
                                             const Material& material,
                                             const ModalAnalysisRequest& request,
                                             const MeshInputOptions& mesh_options,
-                                            AnalysisReport& report);
+                                            AnalysisReport& report,
+                                            std::optional<TetMesh>* sized_mesh = nullptr);
 
 ModalModel analyze_mesh(const AnalysisOptions& options, AnalysisReport* report = nullptr);
 
