@@ -31,7 +31,7 @@
  * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
  * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
  * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
- * Levels: every gain carries the normalisation 0.005204254121049779 (1 / the largest sum of |gains|
+ * Levels: every gain carries the normalisation 0.005204254121049725 (1 / the largest sum of |gains|
  * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
  * by the gain (default 0.5) and the level CANTILEVER_LEVEL, chosen so a default strike
  * (point 6, the loudest, hardness 0.8) peaks near -6 dBFS and the same strike at
@@ -117,7 +117,7 @@ static const int cantilever_triangle[12][3] = { {0, 5, 2}, {0, 2, 7}, {0, 4, 5},
 
 /* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
 static const float cantilever_excite[CANTILEVER_POINTS * CANTILEVER_MODES] = {
-0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 8.021872e-07f, 0.028352354f, 1.68043e-06f, -0.09444129f, 1.1208216e-05f, 1.6829152e-05f, 0.5896378f, -0.14357767f, 0.00013165762f, -5.797101e-05f, 0.28261515f, -1.5547491e-07f, -0.5909159f, -2.422938e-05f, 1.3450182e-05f, 0.014451073f, -0.004149504f, 0.00023002524f, 0.5708458f, -0.00010370156f, 1.4784988e-05f, 0.5471429f, 9.71508e-06f, 0.10570955f, 1.8523182e-06f, -9.581831e-06f, -0.004749306f, 0.45224008f, -0.00021234095f, -9.900401e-05f, -0.08084508f, -0.0003039986f, 0.3479167f, 0.00036982514f, 0.17024773f, -0.60070086f, -0.005406371f, -0.0037016496f, 0.55573857f, 0.4167778f, -1.2557685e-05f, -0.43745658f, 4.5202942e-08f, -0.37955734f, 1.591116e-05f, 3.7894737e-05f, -0.005746605f, -0.49282184f, 0.00023693369f, 0.00011977536f, -1.6813947e-05f, -0.65957856f, -1.4164488e-05f, 0.23972748f, -1.782481e-05f, 6.509942e-07f, -0.0026667893f, -0.07997603f, 5.894139e-05f, -9.254824e-06f, 6.5605764e-06f, 0.17180127f, -1.346714e-05f, 0.5422297f, 5.982048e-06f, -1.925528e-05f, -0.009355743f, -0.48405242f, 0.00021741673f, -8.26478e-05f
+0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, -8.0218706e-07f, -0.028352354f, -1.68043e-06f, -0.09444129f, 1.1208216e-05f, -1.6829152e-05f, 0.5896378f, -0.14357767f, -0.00013165762f, -5.797101e-05f, -0.28261515f, 1.5547394e-07f, 0.5909159f, -2.422938e-05f, 1.3450182e-05f, -0.014451073f, -0.004149504f, 0.00023002524f, -0.5708458f, -0.00010370156f, -1.4784987e-05f, -0.5471429f, -9.71508e-06f, 0.10570955f, 1.8523182e-06f, 9.581831e-06f, -0.004749306f, 0.45224008f, 0.00021234095f, -9.900401e-05f, 0.08084508f, 0.0003039986f, -0.3479167f, 0.00036982514f, 0.17024773f, 0.60070086f, -0.005406371f, -0.0037016496f, -0.55573857f, 0.4167778f, 1.2557684e-05f, 0.43745658f, -4.5202867e-08f, -0.37955734f, 1.591116e-05f, -3.7894737e-05f, -0.005746605f, -0.49282184f, -0.00023693369f, 0.00011977536f, 1.6813945e-05f, 0.65957856f, 1.4164488e-05f, 0.23972748f, -1.782481e-05f, -6.509942e-07f, -0.0026667893f, -0.07997603f, -5.894139e-05f, -9.254824e-06f, -6.560576e-06f, -0.17180127f, 1.346714e-05f, 0.5422297f, 5.982048e-06f, 1.925528e-05f, -0.009355743f, -0.48405242f, -0.00021741673f, -8.26478e-05f
 };
 /* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
  * whose pickup is the interpolated shape at the contact). */

@@ -117,6 +117,11 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
     result.eigenvalues[j] = solution.eigenvalues[keep[j]];
     for (int d = 0; d < static_cast<int>(dof_map.size()); ++d)
       if (dof_map[d] >= 0) result.shapes(d, j) = solution.vectors(dof_map[d], keep[j]);
+    // A shape's sign is arbitrary, and round-off from threaded BLAS flips it between runs: fix
+    // it (largest component positive) so the same mesh gives the same model file.
+    Eigen::Index largest = 0;
+    result.shapes.col(j).cwiseAbs().maxCoeff(&largest);
+    if (result.shapes(largest, j) < 0) result.shapes.col(j) *= -1;
   }
   return result;
 }
