@@ -114,11 +114,7 @@ class QuietScope {
 
 double mesh_volume_m3(const TetMesh& tets) {
   double volume = 0;
-  for (int t = 0; t < tets.tets.rows(); ++t) {
-    const Eigen::Vector3d a = tets.vertices.row(tets.tets(t, 0)), b = tets.vertices.row(tets.tets(t, 1)),
-                          c = tets.vertices.row(tets.tets(t, 2)), d = tets.vertices.row(tets.tets(t, 3));
-    volume += (b - a).cross(c - a).dot(d - a) / 6.0;
-  }
+  for (int t = 0; t < tets.tets.rows(); ++t) volume += signed_tet_volume(tets.vertices, tets.tets, t);
   return volume;
 }
 

@@ -32,11 +32,8 @@ std::string tetgen_failure(int code) {
 
 // TetGen's orientation convention is the opposite of ours (positive signed volume); files vary.
 void orient_positively(const Eigen::MatrixXd& vertices, Eigen::MatrixXi& tets) {
-  for (int t = 0; t < tets.rows(); ++t) {
-    const Eigen::Vector3d a = vertices.row(tets(t, 0)), b = vertices.row(tets(t, 1)),
-                          c = vertices.row(tets(t, 2)), d = vertices.row(tets(t, 3));
-    if ((b - a).cross(c - a).dot(d - a) < 0) std::swap(tets(t, 1), tets(t, 2));
-  }
+  for (int t = 0; t < tets.rows(); ++t)
+    if (signed_tet_volume(vertices, tets, t) < 0) std::swap(tets(t, 1), tets(t, 2));
 }
 
 }  // namespace
@@ -160,6 +157,12 @@ TetMesh tet_mesh_from_elements(Eigen::MatrixXd vertices, Eigen::MatrixXi tets) {
   // out of their tet). All file vertices are addressable as excitation vertices.
   mesh.surface_vertex_count = static_cast<int>(mesh.vertices.rows());
   return mesh;
+}
+
+double signed_tet_volume(const Eigen::MatrixXd& vertices, const Eigen::MatrixXi& tets, int t) {
+  const Eigen::Vector3d a = vertices.row(tets(t, 0)), b = vertices.row(tets(t, 1)),
+                        c = vertices.row(tets(t, 2)), d = vertices.row(tets(t, 3));
+  return (b - a).cross(c - a).dot(d - a) / 6.0;
 }
 
 double tet_quality(const Eigen::Matrix<double, 4, 3>& p) {

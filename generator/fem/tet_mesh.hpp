@@ -42,6 +42,9 @@ TetMesh tetrahedralize(const SurfaceMesh& surface, const TetrahedralizeOptions& 
 // A tet mesh given directly (TetGen .node/.ele); boundary faces are extracted and oriented.
 TetMesh tet_mesh_from_elements(Eigen::MatrixXd vertices, Eigen::MatrixXi tets);
 
+// Signed volume of element t (positive when positively oriented), m³.
+double signed_tet_volume(const Eigen::MatrixXd& vertices, const Eigen::MatrixXi& tets, int t);
+
 // Normalised quality in [0, 1]: 6√2·V / ℓ_rms³ (1 for a regular tetrahedron, 0 for a flat one).
 double tet_quality(const Eigen::Matrix<double, 4, 3>& corners);
 
