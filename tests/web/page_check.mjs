@@ -103,15 +103,50 @@ try {
 
   result.sampleRate = 48000;
   result.duration = 1;
-  result.strikeTime = 0.05;
+  result.strikeTime = 0.0625;  // on a sample and exact in binary (see the scrape below)
   // The hardest impact (0.2 ms): its force spectrum is flat far enough for the high modes.
   result.hardness = 1;
   const samples = await page.evaluate(async (c) => {
-    const [x] = await window.m2d.renderStrike({ ...c, sampleRate: 48000, duration: 1, strikeTime: 0.05, set: { hardness: 1 } });
+    const [x] = await window.m2d.renderStrike({ ...c, sampleRate: 48000, duration: 1, strikeTime: 0.0625, set: { hardness: 1 } });
     return Array.from(x);
   }, result.contact);
   writeFileSync(join(out, "page.f32"), Buffer.from(new Float32Array(samples).buffer));
+  // The plots of the last strike: pixels other than the plots' background.
   await page.evaluate(() => window.m2d.plotLastStrike());
+  result.plots = await page.evaluate(() => ["spectrum", "decay"].map((id) => {
+    const c = document.getElementById(id);
+    const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    let drawn = 0;
+    for (let i = 0; i < d.length; i += 4)
+      if (Math.abs(d[i] - 0x15) + Math.abs(d[i + 1] - 0x17) + Math.abs(d[i + 2] - 0x1b) > 60) ++drawn;
+    return { id, drawn, total: d.length / 4 };
+  }));
+
+  // Scrape: a shift-drag across the object moves the live program's contact with the scrape
+  // model on; letting go lifts it (force 0).
+  const from = target.p, to = { x: target.p.x + 60, y: target.p.y + 4 };
+  await page.keyboard.down("Shift");
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.waitForTimeout(400);  // the live node is made on the first gesture
+  await page.mouse.move(to.x, to.y, { steps: 8 });
+  result.drag = { during: await page.evaluate(() => ({ params: window.m2d.paramsByLabel(), contact: window.m2d.contact })) };
+  await page.mouse.up();
+  await page.keyboard.up("Shift");
+  result.drag.after = await page.evaluate(() => window.m2d.paramsByLabel());
+
+  // A scrape along a path of surface points, rendered offline (compared with mesh2dsp render).
+  result.scrape = { force: 2, speed: 0.5, duration: 0.5, path: [] };
+  const T = await page.evaluate(() => window.m2d.surface.T);
+  // Times exact in binary and on a sample (k/16 s): the browser and `render` round a time that
+  // falls between samples differently, and the unsmoothed triangle index must switch together.
+  for (let i = 0; i < 5; ++i)
+    result.scrape.path.push({ time: 0.0625 * (i + 1), triangle: (result.contact.triangle + 7 * i) % T, u: 0.2 + 0.1 * i, v: 0.3 - 0.05 * i });
+  const scrape = await page.evaluate(async (s) => {
+    const [x] = await window.m2d.renderScrape({ ...s, sampleRate: 48000 });
+    return Array.from(x);
+  }, result.scrape);
+  writeFileSync(join(out, "scrape.f32"), Buffer.from(new Float32Array(scrape).buffer));
   await page.waitForTimeout(300);  // the live strike's audio, for console errors
   await page.screenshot({ path: join(out, "page.png") });
 } catch (e) {

@@ -212,7 +212,8 @@ TEST_F(Page, StrikeSpectrumPeaksAreTheModelsModes) {
   const auto m = model();
   // From the strike onwards (before it: silence); peaks within 70 dB of the strongest (the
   // impact's force spectrum and φ² at the point leave the high modes far below the first).
-  const std::vector<float> strike(page.begin() + 48000 * 5 / 100, page.end());
+  const std::vector<float> strike(page.begin() + static_cast<long>(result_["strikeTime"].get<double>() * 48000),
+                                  page.end());
   const auto peaks = spectral_peaks_hz(strike, 48000, 70, 0.45 * 48000);
   ASSERT_GE(peaks.size(), 3u);
   int matched_modes = 0;
@@ -243,6 +244,56 @@ TEST_F(Page, StrikeSpectrumPeaksAreTheModelsModes) {
             << m.modes.size() << " modes found, " << required << " required\n";
   EXPECT_GE(required, 2);
   EXPECT_GE(matched_modes, 3);
+}
+
+TEST_F(Page, PlotsOfTheLastStrikeAreDrawn) {
+  ASSERT_EQ(result_["plots"].size(), 2u);
+  for (const auto& plot : result_["plots"])
+    EXPECT_GT(plot["drawn"].get<double>(), 0.005 * plot["total"].get<double>()) << plot["id"];
+}
+
+TEST_F(Page, ShiftDragScrapesAndLiftsOnRelease) {
+  const auto& during = result_["drag"]["during"]["params"];
+  EXPECT_EQ(during["excitation"], 3) << "the scrape contact model";
+  EXPECT_EQ(during["moving contact"], 1);
+  EXPECT_GT(during["force"].get<double>(), 0);
+  EXPECT_GT(during["speed"].get<double>(), 0.01) << "the drag's speed";
+  const auto& contact = result_["drag"]["during"]["contact"];
+  EXPECT_EQ(during["contact triangle"], contact["triangle"]);
+  EXPECT_NE(contact.dump(), result_["contact"].dump()) << "the contact did not follow the drag";
+  EXPECT_EQ(result_["drag"]["after"]["force"], 0) << "released: the contact lifts";
+}
+
+TEST_F(Page, ScrapeAlongAPathMatchesMesh2dspRender) {
+  const auto page = read_f32(check_ / "scrape.f32");
+  ASSERT_FALSE(page.empty());
+  const auto& s = result_["scrape"];
+  std::string sets = "--set excitation=3 --set 'moving contact=1' --set force=" + s["force"].dump() +
+                     " --set speed=" + s["speed"].dump();
+  const auto& first = s["path"][0];  // the scrape starts there
+  sets += " --set 'contact triangle=" + first["triangle"].dump() + "' --set 'contact u=" + first["u"].dump() +
+          "' --set 'contact v=" + first["v"].dump() + "'";
+  for (const auto& p : s["path"]) {
+    const std::string at = "@" + p["time"].dump();
+    sets += " --set 'contact triangle=" + p["triangle"].dump() + at + "' --set 'contact u=" + p["u"].dump() + at +
+            "' --set 'contact v=" + p["v"].dump() + at + "'";
+  }
+  const fs::path wav = dir_ / "scrape.wav";
+  const auto render = run_command(kBin + " -q render " + quoted(page_ / "bar_surface.dsp") + " -o " + quoted(wav) +
+                                  " -r 48000 -d " + s["duration"].dump() + " " + sets);
+  ASSERT_EQ(render.exit_code, 0) << render.output;
+  int rate = 0;
+  const auto reference = read_wav(wav, rate);
+  ASSERT_EQ(reference.size(), page.size());
+  double peak = 0, worst = 0;
+  for (size_t i = 0; i < page.size(); ++i) {
+    ASSERT_TRUE(std::isfinite(page[i]));
+    peak = std::max(peak, std::abs(static_cast<double>(reference[i])));
+    worst = std::max(worst, std::abs(static_cast<double>(page[i]) - reference[i]));
+  }
+  ASSERT_GT(peak, 1e-4) << "the scrape is silent";
+  EXPECT_LT(worst, 1e-3 * peak);
+  std::cout << "[ page ] scrape: largest difference " << worst / peak << " of the peak\n";
 }
 
 TEST_F(Page, SurfaceProgramCompilesWithDebiansFaust) {

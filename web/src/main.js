@@ -284,6 +284,32 @@ async function renderStrike({ triangle, u, v, sampleRate = 48000, duration = 1, 
   return Array.from({ length: channels }, (_, c) => buffer.getChannelData(c));
 }
 
+// A scrape along `path` ([{time, triangle, u, v}], times in s) rendered offline: the scrape
+// contact model with `force` N at `speed` m/s, the moving contact at the first point from the
+// start and set to each point at its time, as a drag on the object sets it live.
+async function renderScrape({ path, force = 2, speed = 0.5, sampleRate = 48000, duration = 0.5 } = {}) {
+  if (!compiled) throw new Error("the program is not compiled yet");
+  const channels = generator.getMeta().outputs || 1;
+  const context = new OfflineAudioContext(channels, Math.round(duration * sampleRate), sampleRate);
+  const node = await generator.createNode(acceptFileOrigin(context));
+  const at = (label, value, time) => node.parameters.get(addressOf[label]).setValueAtTime(value, time);
+  for (const [address, value] of Object.entries(params))
+    if (node.parameters.has(address)) node.parameters.get(address).setValueAtTime(value, 0);
+  at("excitation", 3, 0); at("moving contact", 1, 0); at("force", force, 0); at("speed", speed, 0);
+  if (path.length) { at("contact triangle", path[0].triangle, 0); at("contact u", path[0].u, 0); at("contact v", path[0].v, 0); }
+  for (const p of path) { at("contact triangle", p.triangle, p.time); at("contact u", p.u, p.time); at("contact v", p.v, p.time); }
+  node.connect(context.destination);
+  const buffer = await context.startRendering();
+  return Array.from({ length: channels }, (_, c) => buffer.getChannelData(c));
+}
+
+// The controls' current values by label (what the live program was last given).
+function paramsByLabel() {
+  const out = {};
+  for (const [label, address] of Object.entries(addressOf)) out[label] = params[address];
+  return out;
+}
+
 let lastStrike = null;
 async function plotLastStrike() {
   const sampleRate = 48000;
@@ -412,7 +438,7 @@ const ready = compileFaust().then((ms) => {
 }).catch((e) => { report(e); throw e; });
 
 // For the tests (tests/web) and the curious: the page's own functions.
-window.m2d = { ready, surface, setModeFrame, renderStrike, pointGains: (t, u, v) => pointGains(surface, t, u, v),
+window.m2d = { ready, surface, setModeFrame, renderStrike, renderScrape, paramsByLabel, pointGains: (t, u, v) => pointGains(surface, t, u, v),
   setContact: (t, u, v) => setContact(surfacePoint(t, new THREE.Vector3(
     ...[0, 1, 2].map((c) => rest[3 * surface.triangles[3 * t] + c] * (1 - u - v) +
       rest[3 * surface.triangles[3 * t + 1] + c] * u + rest[3 * surface.triangles[3 * t + 2] + c] * v)))),
