@@ -9,6 +9,7 @@
 import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { LibFaust, FaustCompiler, FaustMonoDspGenerator } from "@grame/faustwasm";
+import { FaustUI } from "@shren/faust-ui";
 import { decodeSurface, pointGains, spectrumDb, decayDb } from "./surface.js";
 
 const D = window.M2D_DATA;
@@ -55,18 +56,28 @@ const marker = new THREE.Mesh(new THREE.SphereGeometry(radius * 0.03, 16, 12),
 marker.visible = false;
 scene.add(marker);
 
-camera.position.copy(centre).add(new THREE.Vector3(1.2, 0.9, 2.2).multiplyScalar(radius * 1.25));
-camera.near = radius / 100; camera.far = radius * 100; camera.updateProjectionMatrix();
-sun.position.copy(camera.position);
+camera.near = radius / 100; camera.far = radius * 100;
 const controls = new OrbitControls(camera, canvas);
 controls.target.copy(centre);
-controls.update();
+let framed = false;
+
+// The whole object in view: the bounding sphere fits the narrower of the two fields of view.
+function frameObject() {
+  const vertical = THREE.MathUtils.degToRad(camera.fov);
+  const horizontal = 2 * Math.atan(Math.tan(vertical / 2) * camera.aspect);
+  const distance = (1.1 * radius) / Math.sin(Math.min(vertical, horizontal) / 2);
+  camera.position.copy(centre).add(new THREE.Vector3(0.45, 0.35, 0.82).normalize().multiplyScalar(distance));
+  sun.position.copy(camera.position);
+  controls.update();
+  framed = true;
+}
 
 function resize() {
   const w = canvas.clientWidth || 800, h = canvas.clientHeight || 600;
   renderer.setSize(w, h, false);
   camera.aspect = w / h;
   camera.updateProjectionMatrix();
+  if (!framed) frameObject();
 }
 window.addEventListener("resize", resize);
 resize();
@@ -167,47 +178,25 @@ function setParam(label, value, node = liveNode) {
   if (!address) throw new Error("the program has no control " + label);
   params[address] = value;
   if (node) node.setParamValue(address, value);
-  const input = document.querySelector(`[data-address="${address}"]`);
-  if (input && input.type !== "button") { input.value = value; input.dispatchEvent(new Event("show")); }
+  if (faustUI) faustUI.paramChangeByDSP(address, value);
 }
 
-// The Faust program's controls, from its own UI description (sliders, menus, checkboxes).
+// The Faust program's controls drawn by Faust's own web UI (faust-ui) from the program's UI
+// description; its gate button strikes at the current contact.
+let faustUI = null;
 function buildControls(ui) {
   const root = $("controls");
   root.innerHTML = "";
-  const add = (item) => {
-    if (item.items) return item.items.forEach(add);
-    const row = document.createElement("div");
-    row.className = "control";
-    const name = document.createElement("span");
-    name.textContent = item.label;
-    row.appendChild(name);
-    let input;
-    if (item.type === "button") {
-      input = document.createElement("button");
-      input.textContent = "strike";
-      input.type = "button";
-      input.onclick = () => strikeNow();
-    } else if (item.type === "checkbox") {
-      input = document.createElement("input");
-      input.type = "checkbox";
-      input.onchange = () => setParam(item.label, input.checked ? 1 : 0);
-    } else {
-      input = document.createElement("input");
-      input.type = "range";
-      input.min = item.min; input.max = item.max; input.step = item.step || 0.001; input.value = item.init;
-      input.oninput = () => setParam(item.label, Number(input.value));
+  faustUI = new FaustUI({ root, ui, listenWindowResize: true, listenWindowMessage: false });
+  faustUI.paramChangeByUI = (address, value) => {
+    params[address] = value;
+    if (address === addressOf.gate) {
+      if (value) strikeNow().catch(report);
+      return;
     }
-    input.dataset.address = item.address;
-    row.appendChild(input);
-    const shown = document.createElement("span");
-    const show = () => { shown.textContent = item.type === "checkbox" ? "" : Number(params[item.address]).toPrecision(4); };
-    input.addEventListener("show", show);
-    show();
-    row.appendChild(shown);
-    root.appendChild(row);
+    if (liveNode) liveNode.setParamValue(address, value);
   };
-  ui.forEach(add);
+  for (const [address, value] of Object.entries(params)) faustUI.paramChangeByDSP(address, value);
 }
 
 // A page opened from file:// has an opaque origin, and Chromium refuses its blob: URLs as
