@@ -21,6 +21,7 @@
 
 #include "modal/modal_model.hpp"
 #include "modal/surface_shapes.hpp"
+#include "emit/audio_support.hpp"
 #include "support/command.hpp"
 #include "util/error.hpp"
 
@@ -41,24 +42,12 @@ std::string read_file(const fs::path& path) {
   return ss.str();
 }
 
-std::vector<float> read_f32(const fs::path& path) {
-  const std::string bytes = read_file(path);
-  std::vector<float> x(bytes.size() / sizeof(float));
-  std::memcpy(x.data(), bytes.data(), x.size() * sizeof(float));
-  return x;
-}
-
+// The emitter tests' WAV and raw float readers (a mono file here).
+using emit_test::read_f32;
 std::vector<float> read_wav(const fs::path& path, int& rate) {
-  SF_INFO info{};
-  SNDFILE* f = sf_open(path.c_str(), SFM_READ, &info);
-  if (!f) return {};
-  std::vector<float> x(info.frames * info.channels);
-  sf_readf_float(f, x.data(), info.frames);
-  sf_close(f);
-  rate = info.samplerate;
-  if (info.channels > 1)  // first channel
-    for (sf_count_t i = 0; i < info.frames; ++i) x[i] = x[i * info.channels];
-  x.resize(info.frames);
+  int channels = 0;
+  auto x = emit_test::read_wav(path, rate, channels);
+  EXPECT_EQ(channels, 1) << path;
   return x;
 }
 

@@ -150,7 +150,20 @@ let liveContext = null, liveNode = null;
 const params = {};        // address -> value: the UI's state, applied to every node made
 const addressOf = {};     // label -> address
 
+// faust.js (8 MB: the compiler and its libraries) loaded after the object is on screen; a
+// classic script element, which a page opened from file:// may load where it may not fetch.
+function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = src;
+    script.onload = resolve;
+    script.onerror = () => reject(new Error("cannot load " + src + " (is it beside index.html?)"));
+    document.head.appendChild(script);
+  });
+}
+
 async function compileFaust() {
+  if (!window.FaustModule) await loadScript("faust.js");
   const t0 = performance.now();
   const bytes = (text) => { const s = atob(text); const b = new Uint8Array(s.length); for (let i = 0; i < s.length; ++i) b[i] = s.charCodeAt(i); return b; };
   const wasm = bytes(window.M2D_FAUST.wasm), data = bytes(window.M2D_FAUST.data);
