@@ -285,6 +285,15 @@ TEST_F(Page, ScrapeAlongAPathMatchesMesh2dspRender) {
   std::cout << "[ page ] scrape: largest difference " << worst / peak << " of the peak\n";
 }
 
+TEST_F(Page, BothProgramsCompileWithFaustwasmInNode) {
+  const auto r = run_command("node " + quoted(kSource / "tests/web/faustwasm_compile.mjs") + " " +
+                             quoted(page_ / "bar_surface.dsp") + " " + quoted(page_ / "bar.dsp"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("\"ok\":false"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("bar_surface.dsp\",\"ok\":true"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("bar.dsp\",\"ok\":true"), std::string::npos) << r.output;
+}
+
 TEST_F(Page, SurfaceProgramCompilesWithDebiansFaust) {
   const auto r = run_command("faust " + quoted(page_ / "bar_surface.dsp") + " -o /dev/null");
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -307,6 +316,42 @@ TEST_F(Page, SidecarGainsAtTheExcitationPointsAreTheModelsGains) {
 }
 
 // ---------------------------------------------------------------- without the browser
+
+// Every program the emitters write compiles with Faust's WebAssembly compiler (faustwasm, in
+// Node) as it does with Debian's faust: generated/, every contact model, the modeFilter
+// resonator, and the page's two programs. A broken program is refused (the check can fail).
+TEST(Faustwasm, CompilesEveryEmittedProgram) {
+  const fs::path dir = fs::temp_directory_path() / ("mesh2dsp-web-faustwasm-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto gen = run_command(kBin + " -q generate " + quoted(kSource / "generated/testbar/testbar.modal.json") +
+                               " --no-model-json --excitation all --faust " + quoted(dir / "all.dsp") +
+                               " --faust-effect " + quoted(dir / "effect.dsp"));
+  ASSERT_EQ(gen.exit_code, 0) << gen.output;
+  const auto mf = run_command(kBin + " -q generate " + quoted(kSource / "generated/testbar_stereo/testbar_stereo.modal.json") +
+                              " --no-model-json --resonator modefilter --faust " + quoted(dir / "modefilter.dsp"));
+  ASSERT_EQ(mf.exit_code, 0) << mf.output;
+  std::ofstream(dir / "broken.dsp") << "process = +(;\n";
+  std::string files;
+  int expected = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(kSource / "generated"))
+    if (entry.path().extension() == ".dsp") files += " " + quoted(entry.path()), ++expected;
+  for (const char* f : {"all.dsp", "effect.dsp", "modefilter.dsp", "broken.dsp"}) files += " " + quoted(dir / f), ++expected;
+  const auto run = run_command("node " + quoted(kSource / "tests/web/faustwasm_compile.mjs") + files);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::istringstream lines(run.output);
+  std::string line;
+  int seen = 0;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] != '{') continue;
+    const auto r = json::parse(line);
+    ++seen;
+    const bool broken = r["file"].get<std::string>().ends_with("broken.dsp");
+    EXPECT_EQ(r["ok"].get<bool>(), !broken) << r["file"] << ": " << r["error"];
+  }
+  EXPECT_EQ(seen, expected) << run.output;
+  fs::remove_all(dir);
+}
 
 fs::path scratch(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("mesh2dsp-web-" + name + "-" + std::to_string(getpid()));
