@@ -16,6 +16,7 @@
 #include "util/atomic_file.hpp"
 #include "util/base64.hpp"
 #include "util/error.hpp"
+#include "util/progress.hpp"
 
 namespace mesh2dsp {
 namespace fs = std::filesystem;
@@ -77,6 +78,14 @@ WebPage write_web_page(const ModalModel& model, const fs::path& dir, const EmitS
     return read_surface_shapes(bin_path, static_cast<int>(model.modes.size()));
   }();
   const ModalModel strike_anywhere = surface_excitation_model(model, surface);
+  // The program carries one gain per surface vertex and mode, compiled in the browser: fine for
+  // the bundled meshes (the bowl's 1570 × 29 take faustwasm about 12 s), slow beyond.
+  const double table_entries = double(surface.vertex_count()) * surface.mode_count();
+  if (table_entries > 2e5)
+    notice(fmt::format(
+        "the page's program holds {} surface vertices x {} modes of gains: faustwasm may take a "
+        "minute or more to compile it (fewer --modes or a coarser --surface-edge make it quicker)",
+        surface.vertex_count(), surface.mode_count()));
   const EmitModel emit_surface = make_emit_model(strike_anywhere, emit.name + "_surface");
 
   EmitSettings s = settings;

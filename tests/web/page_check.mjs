@@ -25,7 +25,9 @@ const browser = await chromium.launch({
          "--enable-unsafe-swiftshader", "--disable-background-networking", "--disable-component-update"],
 });
 try {
-  const context = await browser.newContext({ offline: true, viewport: { width: 1280, height: 800 } });
+  // Offline for a page from disk; for one from `view --serve` the browser must reach that one
+  // local server, and the route below refuses every other address.
+  const context = await browser.newContext({ offline: url.startsWith("file:"), viewport: { width: 1280, height: 800 } });
   // Only the page's own folder (file://) or the local --serve server may be reached.
   const local = new URL(url).origin;
   await context.route("**/*", (route) => {

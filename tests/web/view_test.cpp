@@ -435,12 +435,23 @@ TEST(ViewCommand, ModesSurfaceDataThenViewTheModelFileAndServeIt) {
   const auto index = run_command("curl -s -o /dev/null -w '%{http_code}' " + line + "index.html");
   const auto data = run_command("curl -s " + line + "bar.surface.bin | cmp - " + quoted(dir / "served/bar.surface.bin"));
   const auto outside = run_command("curl -s -o /dev/null -w '%{http_code}' --path-as-is " + line + "../bar.modal.json");
+  // The served page in Chromium (an http origin: faustwasm's own blob: worklet, no file:// path).
+  const auto browser = run_command("node " + quoted(kSource / "tests/web/page_check.mjs") + " " + line + " " +
+                                   quoted(dir / "check") + " 1");
   kill(child, SIGTERM);
   int status = 0;
   waitpid(child, &status, 0);
   EXPECT_EQ(index.output, "200");
   EXPECT_EQ(data.exit_code, 0) << data.output;
   EXPECT_EQ(outside.output, "404");
+  ASSERT_TRUE(fs::exists(dir / "check/result.json")) << browser.output;
+  const auto served = json::parse(read_file(dir / "check/result.json"));
+  ASSERT_TRUE(served["errors"].empty()) << served["errors"].dump(1);
+  EXPECT_TRUE(served["blocked"].empty()) << served["blocked"].dump(1);
+  EXPECT_GT(served["pixels"]["object"].get<double>(), 0.01 * served["pixels"]["total"].get<double>());
+  double peak = 0;
+  for (float x : read_f32(dir / "check/page.f32")) peak = std::max(peak, std::abs(static_cast<double>(x)));
+  EXPECT_GT(peak, 1e-3) << "the served page's strike is silent";
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "--serve should end cleanly on SIGTERM";
   fs::remove_all(dir);
 }
