@@ -107,6 +107,7 @@ WebPage write_web_page(const ModalModel& model, const fs::path& dir, const EmitS
   data["dspFile"] = s.file_name;
   data["dsp"] = surface_dsp;
   data["shippedDspFile"] = emit.name + ".dsp";
+  data["shippedDsp"] = shipped_dsp;
   data["level"] = emit_surface.normalization;
   // A classic script, not JSON fetched at run time: a page opened from file:// may not fetch.
   const std::string data_js = "window.M2D_DATA = " + data.dump() + ";\n";

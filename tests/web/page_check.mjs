@@ -151,6 +151,17 @@ try {
   writeFileSync(join(out, "scrape.f32"), Buffer.from(new Float32Array(scrape).buffer));
   await page.waitForTimeout(300);  // the live strike's audio, for console errors
   await page.screenshot({ path: join(out, "page.png") });
+
+  // The shipped instrument (<name>.dsp): a click strikes its nearest excitation point.
+  const shippedMs = await page.evaluate(() => window.m2d.selectProgram("shipped"));
+  await page.mouse.click(target.p.x, target.p.y);
+  await page.waitForFunction(() => window.m2d.contact !== null && window.m2d.contact.point !== undefined);
+  result.shipped = { compileMs: shippedMs, point: await page.evaluate(() => window.m2d.contact.point) };
+  const shipped = await page.evaluate(async (point) => {
+    const [x] = await window.m2d.renderStrike({ point, sampleRate: 48000, duration: 1, strikeTime: 0.0625, set: { hardness: 1 } });
+    return Array.from(x);
+  }, result.shipped.point);
+  writeFileSync(join(out, "shipped.f32"), Buffer.from(new Float32Array(shipped).buffer));
 } catch (e) {
   result.errors.push("driver: " + (e && e.stack ? e.stack : e));
 } finally {

@@ -195,6 +195,29 @@ TEST_F(Page, StrikeMatchesMesh2dspRenderOfTheSameProgramAndPoint) {
   std::cout << "[ page ] largest difference " << worst / peak << " of the peak\n";
 }
 
+TEST_F(Page, ShippedInstrumentStrikesTheNearestExcitationPointAsRenderDoes) {
+  const auto page = read_f32(check_ / "shipped.f32");
+  ASSERT_FALSE(page.empty());
+  const int point = result_["shipped"]["point"];
+  ASSERT_GE(point, 0);
+  ASSERT_LT(point, static_cast<int>(model().excitations.size()));
+  const fs::path wav = dir_ / "shipped.wav";
+  const auto render = run_command(kBin + " -q render " + quoted(page_ / "bar.dsp") + " -o " + quoted(wav) +
+                                  " -r 48000 -d 1 --set 'excitation point=" + std::to_string(point) +
+                                  "' --set hardness=1 --trigger gate@" + result_["strikeTime"].dump());
+  ASSERT_EQ(render.exit_code, 0) << render.output;
+  int rate = 0;
+  const auto reference = read_wav(wav, rate);
+  ASSERT_EQ(reference.size(), page.size());
+  double peak = 0, worst = 0;
+  for (size_t i = 0; i < page.size(); ++i) {
+    peak = std::max(peak, std::abs(static_cast<double>(reference[i])));
+    worst = std::max(worst, std::abs(static_cast<double>(page[i]) - reference[i]));
+  }
+  ASSERT_GT(peak, 1e-3);
+  EXPECT_LT(worst, 1e-3 * peak);
+}
+
 TEST_F(Page, StrikeSpectrumPeaksAreTheModelsModes) {
   const auto page = read_f32(check_ / "page.f32");
   ASSERT_FALSE(page.empty());

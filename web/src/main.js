@@ -111,8 +111,8 @@ function setModeFrame(n, s) {
 
 const tbody = $("modes").querySelector("tbody");
 function fillModeTable() {
-  const gains = contact ? pointGains(surface, contact.triangle, contact.u, contact.v) : null;
-  const k = defaultPoint();
+  const gains = contact && contact.point === undefined ? pointGains(surface, contact.triangle, contact.u, contact.v) : null;
+  const k = contact && contact.point !== undefined ? contact.point : defaultPoint();
   tbody.innerHTML = "";
   model.modes.forEach((m, n) => {
     const tr = document.createElement("tr");
@@ -144,7 +144,15 @@ function frame() {
 }
 
 // ---------------------------------------------------------------- Faust
-const generator = new FaustMonoDspGenerator();
+// The two programs: every surface point (strike anywhere), or the instrument as shipped (its K
+// excitation points: a click strikes the nearest one).
+const programs = {
+  surface: { name: D.name + "_surface", file: D.dspFile, code: D.dsp },
+  shipped: { name: D.name, file: D.shippedDspFile, code: D.shippedDsp },
+};
+let program = "surface";
+let generator = null;
+let compiler = null;
 let compiled = false;
 let liveContext = null, liveNode = null;
 const params = {};        // address -> value: the UI's state, applied to every node made
@@ -162,19 +170,32 @@ function loadScript(src) {
   });
 }
 
-async function compileFaust() {
+async function faustCompiler() {
+  if (compiler) return compiler;
   if (!window.FaustModule) await loadScript("faust.js");
-  const t0 = performance.now();
   const bytes = (text) => { const s = atob(text); const b = new Uint8Array(s.length); for (let i = 0; i < s.length; ++i) b[i] = s.charCodeAt(i); return b; };
   const wasm = bytes(window.M2D_FAUST.wasm), data = bytes(window.M2D_FAUST.data);
   const faustModule = await window.FaustModule({
     wasmBinary: wasm.buffer,
     getPreloadedPackage: (name) => (name === "libfaust-wasm.data" ? data.buffer : new ArrayBuffer(0)),
   });
-  const compiler = new FaustCompiler(new LibFaust(faustModule));
-  const ok = await generator.compile(compiler, D.name + "_surface", D.dsp, "-ftz 2");
-  if (!ok) throw new Error("faustwasm could not compile " + D.dspFile + ": " + compiler.getErrorMessage());
+  compiler = new FaustCompiler(new LibFaust(faustModule));
+  return compiler;
+}
+
+// Compiles `which` program (faustwasm), makes its controls, and replaces the live node if any.
+async function compileFaust(which = program) {
+  const c = await faustCompiler();
+  const t0 = performance.now();
+  const p = programs[which];
+  const next = new FaustMonoDspGenerator();
+  const ok = await next.compile(c, p.name, p.code, "-ftz 2");
+  if (!ok) throw new Error("faustwasm could not compile " + p.file + ": " + c.getErrorMessage());
+  generator = next;
+  program = which;
   compiled = true;
+  for (const key of Object.keys(addressOf)) delete addressOf[key];
+  for (const key of Object.keys(params)) delete params[key];
   const walk = (items) => items.forEach((item) => {
     if (item.items) return walk(item.items);
     if (!item.address) return;
@@ -183,6 +204,15 @@ async function compileFaust() {
   });
   walk(generator.getUI());
   buildControls(generator.getUI());
+  if (liveNode) {
+    liveNode.disconnect();
+    liveNode = await makeNode(liveContext);
+  }
+  contact = null;
+  marker.visible = false;
+  fillModeTable();
+  $("program").innerHTML = `playing <a href="${p.file}">${p.file}</a>` +
+    (which === "surface" ? " (every surface point an excitation point)" : " (the instrument as `generate --faust` writes it)");
   return performance.now() - t0;
 }
 
@@ -244,7 +274,13 @@ $("audio").onclick = () => startAudio().catch(report);
 
 // ---------------------------------------------------------------- strike, scrape
 function applyContact(node = liveNode) {
-  if (!contact || !addressOf["moving contact"]) return;
+  if (!contact) return;
+  if (contact.point !== undefined) {  // the shipped program: one of its excitation points
+    setParam("excitation point", contact.point, node);
+    setParam("position glide", 0, node);
+    return;
+  }
+  if (!addressOf["moving contact"]) return;
   setParam("moving contact", 1, node);
   setParam("contact triangle", contact.triangle, node);
   setParam("contact u", contact.u, node);
@@ -264,7 +300,7 @@ async function strikeNow() {
 // The same strike rendered offline (OfflineAudioContext, the same program and controls):
 // what the plots show, and what the tests compare with `mesh2dsp render`.
 // `set`: controls by label for this render only, e.g. {hardness: 1}.
-async function renderStrike({ triangle, u, v, sampleRate = 48000, duration = 1, strikeTime = 0.05, set = {} } = {}) {
+async function renderStrike({ triangle, u, v, point, sampleRate = 48000, duration = 1, strikeTime = 0.05, set = {} } = {}) {
   if (!compiled) throw new Error("the program is not compiled yet");
   const channels = generator.getMeta().outputs || 1;
   const context = new OfflineAudioContext(channels, Math.round(duration * sampleRate), sampleRate);
@@ -277,6 +313,7 @@ async function renderStrike({ triangle, u, v, sampleRate = 48000, duration = 1, 
     at("moving contact", 1, 0); at("contact triangle", triangle, 0);
     at("contact u", u, 0); at("contact v", v, 0);
   }
+  if (point !== undefined) { at("excitation point", point, 0); at("position glide", 0, 0); }
   at("excitation", 0, 0);
   for (const [label, value] of Object.entries(set)) at(label, value, 0);
   at("gate", 1, strikeTime);
@@ -341,6 +378,20 @@ function surfacePoint(t, point) {
 }
 
 function setContact(c) {
+  if (program === "shipped") {
+    // The shipped instrument strikes its own K points: the nearest to the click.
+    let best = 0;
+    model.excitations.forEach((e, k) => {
+      if (c.point.distanceToSquared(new THREE.Vector3(...e.position)) <
+          c.point.distanceToSquared(new THREE.Vector3(...model.excitations[best].position))) best = k;
+    });
+    contact = { point: best };
+    marker.position.set(...model.excitations[best].position);
+    marker.visible = true;
+    $("point").textContent = `excitation point ${best} of ${model.excitations.length} (the nearest to the click)`;
+    fillModeTable();
+    return;
+  }
   contact = { triangle: c.triangle, u: c.u, v: c.v };
   marker.position.copy(c.point);
   marker.visible = true;
@@ -354,7 +405,7 @@ function setContact(c) {
 let down = null, scraping = null;
 canvas.addEventListener("pointerdown", (e) => {
   down = { x: e.clientX, y: e.clientY };
-  if (e.shiftKey) {
+  if (e.shiftKey && program === "surface") {
     const c = hit(e);
     if (!c) return;
     controls.enabled = false;
@@ -431,16 +482,19 @@ function report(error) {
 }
 
 $("title").textContent = `${D.name}: ${model.modes.length} modes, ${surface.V} surface vertices, ${model.material.name}`;
-$("program").innerHTML = `playing <a href="${D.dspFile}">${D.dspFile}</a> (every surface point); ` +
-  `the shipped instrument: <a href="${D.shippedDspFile}">${D.shippedDspFile}</a>`;
 requestAnimationFrame(frame);
-const ready = compileFaust().then((ms) => {
-  status(`${D.dspFile} compiled by faustwasm in ${(ms / 1000).toFixed(2)} s: click the object`);
-  return ms;
-}).catch((e) => { report(e); throw e; });
+function compileAndSay(which) {
+  status(`compiling ${programs[which].file} with faustwasm…`);
+  return compileFaust(which).then((ms) => {
+    status(`${programs[which].file} compiled by faustwasm in ${(ms / 1000).toFixed(2)} s: click the object`);
+    return ms;
+  }).catch((e) => { report(e); throw e; });
+}
+const ready = compileAndSay("surface");
+$("programSelect").onchange = (e) => { compileAndSay(e.target.value).catch(() => {}); };
 
 // For the tests (tests/web) and the curious: the page's own functions.
-window.m2d = { ready, surface, setModeFrame, renderStrike, renderScrape, paramsByLabel, pointGains: (t, u, v) => pointGains(surface, t, u, v),
+window.m2d = { ready, surface, selectProgram: (which) => compileAndSay(which), get program() { return program; }, setModeFrame, renderStrike, renderScrape, paramsByLabel, pointGains: (t, u, v) => pointGains(surface, t, u, v),
   setContact: (t, u, v) => setContact(surfacePoint(t, new THREE.Vector3(
     ...[0, 1, 2].map((c) => rest[3 * surface.triangles[3 * t] + c] * (1 - u - v) +
       rest[3 * surface.triangles[3 * t + 1] + c] * u + rest[3 * surface.triangles[3 * t + 2] + c] * v)))),
