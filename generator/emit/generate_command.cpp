@@ -81,7 +81,12 @@ void run_generate(const CLI::App& cmd, const AnalysisOptions& analysis, const Ge
     check_writable_directory(o.target_dir, "the --target output");
   }
 
-  if (!o.web.empty()) web_assets_dir();  // a page that cannot be built fails before the analysis
+  if (!o.web.empty()) {  // a page that cannot be written fails before the analysis
+    web_assets_dir();
+    std::error_code ec;
+    fs::create_directories(o.web, ec);
+    check_writable_directory(o.web, "the --web page");
+  }
 
   // Only --material names a preset; overrides alone apply to the model's own material.
   const bool material_given = cmd.get_option("--material")->count() > 0;

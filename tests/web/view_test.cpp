@@ -421,6 +421,12 @@ TEST(ViewCommand, ModelWithoutSurfaceDataIsOneClearErrorAndNoPage) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("--surface-data"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir / "page" / "index.html"));
+  // --surface-data cannot invent the shapes from a model file that has none.
+  const auto modes = run_command(kBin + " modes " + quoted(kSource / "generated/bar/bar.modal.json") +
+                                 " --surface-data -o " + quoted(dir / "x.modal.json"));
+  EXPECT_EQ(modes.exit_code, 1) << modes.output;
+  EXPECT_NE(modes.output.find("--surface-data needs the mesh"), std::string::npos) << modes.output;
+  EXPECT_FALSE(fs::exists(dir / "x.modal.json"));
   fs::remove_all(dir);
 }
 
@@ -431,6 +437,25 @@ TEST(ViewCommand, ModesSurfaceDataThenViewTheModelFileAndServeIt) {
   ASSERT_EQ(modes.exit_code, 0) << modes.output;
   EXPECT_TRUE(fs::exists(dir / "bar.surface.bin"));
   EXPECT_NE(read_file(dir / "bar.modal.json").find("\"surface\""), std::string::npos);
+  // Re-tuned (aluminium's E and ρ at the model's ν), the sidecar follows the model.
+  const auto retuned = run_command(kBin + " -q modes " + quoted(dir / "bar.modal.json") + " --material aluminium --poisson-ratio 0.29 --surface-data -o " +
+                                   quoted(dir / "alu.modal.json"));
+  ASSERT_EQ(retuned.exit_code, 0) << retuned.output;
+  {
+    const auto steel = mesh2dsp::read_modal_model(dir / "bar.modal.json");
+    const auto alu = mesh2dsp::read_modal_model(dir / "alu.modal.json");
+    ASSERT_TRUE(steel.surface && alu.surface);
+    // Mass-normalised shapes scale as 1/√ρ: the sidecar's gains follow the model's.
+    const double scale = std::sqrt(steel.material.density_kg_m3 / alu.material.density_kg_m3);
+    EXPECT_NEAR(alu.surface->gains(0, 0), scale * steel.surface->gains(0, 0), 1e-6 * std::abs(steel.surface->gains(0, 0)));
+    EXPECT_NEAR(alu.excitations[0].gains[0], scale * steel.excitations[0].gains[0], 1e-9 * std::abs(steel.excitations[0].gains[0]));
+  }
+  // A model whose sidecar went missing is read (with a notice) but has no surface data.
+  fs::create_directories(dir / "moved");
+  fs::copy_file(dir / "alu.modal.json", dir / "moved/alu.modal.json");  // without its sidecar
+  const auto lost = run_command(kBin + " view " + quoted(dir / "moved/alu.modal.json") + " -o " + quoted(dir / "lostpage"));
+  EXPECT_EQ(lost.exit_code, 1) << lost.output;
+  EXPECT_NE(lost.output.find("is missing"), std::string::npos) << lost.output;
   // Re-tuned to another material, the shapes follow (1/√ρ) and the page is written.
   const auto view = run_command(kBin + " -q view " + quoted(dir / "bar.modal.json") + " -o " + quoted(dir / "page"));
   ASSERT_EQ(view.exit_code, 0) << view.output;
