@@ -92,6 +92,9 @@ void run_generate(const CLI::App& cmd, const AnalysisOptions& analysis, const Ge
   const bool material_given = cmd.get_option("--material")->count() > 0;
   AnalysisReport report;
   ModalModel model = load_or_analyze(analysis, material_given, &report);
+  if (!o.web.empty() && !model.surface)  // before any output is written
+    throw Error("--web needs the surface data the model file does not carry: give generate the "
+                "mesh, or a model written by `mesh2dsp modes MESH --surface-data`");
   if (!is_quiet()) fmt::print(stderr, "{}\n", summary_line(model, report));
   const EmitModel emit = make_emit_model(model, analysis.name);
 

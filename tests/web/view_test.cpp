@@ -503,6 +503,13 @@ TEST(GenerateCommand, WebWritesThePageBesideTheOtherOutputs) {
   EXPECT_FALSE(fs::exists(dir / "bar.surface.bin"));
   // The shipped program in the page is the one --faust wrote.
   EXPECT_EQ(read_file(dir / "web/bar.dsp"), read_file(dir / "bar.dsp"));
+  // From a model without surface data: refused before anything is written.
+  const auto plain = run_command(kBin + " generate " + quoted(dir / "bar.modal.json") + " --faust " +
+                                 quoted(dir / "again.dsp") + " --web " + quoted(dir / "web2"));
+  EXPECT_EQ(plain.exit_code, 1) << plain.output;
+  EXPECT_NE(plain.output.find("--surface-data"), std::string::npos) << plain.output;
+  EXPECT_FALSE(fs::exists(dir / "again.dsp"));
+  EXPECT_FALSE(fs::exists(dir / "web2/index.html"));
   fs::remove_all(dir);
 }
 
