@@ -136,9 +136,9 @@ function defaultPoint() {
 fillModeTable();
 $("animate").onchange = (e) => { animate = e.target.checked; if (!animate) setModeFrame(selectedMode, 0); };
 
-const clock = new THREE.Clock();
+const started = performance.now();
 function frame() {
-  if (animate) setModeFrame(selectedMode, Math.sin(2 * Math.PI * 0.8 * clock.getElapsedTime()));
+  if (animate) setModeFrame(selectedMode, Math.sin(2 * Math.PI * 0.8 * (performance.now() - started) / 1000));
   renderer.render(scene, camera);
   requestAnimationFrame(frame);
 }
