@@ -158,7 +158,7 @@ let liveContext = null, liveNode = null;
 const params = {};        // address -> value: the UI's state, applied to every node made
 const addressOf = {};     // label -> address
 
-// faust.js (8 MB: the compiler and its libraries) loaded after the object is on screen; a
+// faust.js (2 MB: the compiler and its libraries, gzipped) loaded after the object is on screen; a
 // classic script element, which a page opened from file:// may load where it may not fetch.
 function loadScript(src) {
   return new Promise((resolve, reject) => {
@@ -173,8 +173,15 @@ function loadScript(src) {
 async function faustCompiler() {
   if (compiler) return compiler;
   if (!window.FaustModule) await loadScript("faust.js");
-  const bytes = (text) => { const s = atob(text); const b = new Uint8Array(s.length); for (let i = 0; i < s.length; ++i) b[i] = s.charCodeAt(i); return b; };
-  const wasm = bytes(window.M2D_FAUST.wasm), data = bytes(window.M2D_FAUST.data);
+  // base64 of gzip (web/build.mjs), inflated by the browser.
+  const inflate = async (text) => {
+    const s = atob(text);
+    const b = new Uint8Array(s.length);
+    for (let i = 0; i < s.length; ++i) b[i] = s.charCodeAt(i);
+    const stream = new Blob([b]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  };
+  const [wasm, data] = await Promise.all([inflate(window.M2D_FAUST.wasm), inflate(window.M2D_FAUST.data)]);
   const faustModule = await window.FaustModule({
     wasmBinary: wasm.buffer,
     getPreloadedPackage: (name) => (name === "libfaust-wasm.data" ? data.buffer : new ArrayBuffer(0)),
