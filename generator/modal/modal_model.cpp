@@ -296,7 +296,8 @@ ModalModel read_modal_model(const std::filesystem::path& path) {
   ModalModel model = modal_model_from_json(ss.str(), path.string());
   if (!model.surface_file.empty()) {
     // A bare name beside the model: nothing else is ever written or followed.
-    if (std::filesystem::path(model.surface_file).filename() != model.surface_file)
+    const std::filesystem::path name(model.surface_file);
+    if (name.filename() != name || name == "." || name == "..")
       throw Error(fmt::format("{}: surface file \"{}\" must be a file name beside the model",
                               path.string(), model.surface_file));
     const auto sidecar = path.parent_path() / model.surface_file;
