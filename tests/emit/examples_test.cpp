@@ -1,18 +1,21 @@
 // The user examples in examples/ build and run as their comments say, with the generated code.
+#include <cstdio>
+#include <map>
+#include <sstream>
+
 #include "modal/modal_model.hpp"
 #include "audio_support.hpp"
 
 namespace emit_test {
 namespace {
 
-class ExamplesTest : public ScratchTest {
- protected:
-  static std::vector<double> frequencies(const fs::path& model) {
-    std::vector<double> hz;
-    for (const auto& m : mesh2dsp::read_modal_model(model).modes) hz.push_back(m.frequency_hz);
-    return hz;
-  }
-};
+class ExamplesTest : public ScratchTest {};
+
+std::vector<double> frequencies(const fs::path& model) {
+  std::vector<double> hz;
+  for (const auto& m : mesh2dsp::read_modal_model(model).modes) hz.push_back(m.frequency_hz);
+  return hz;
+}
 
 TEST_F(ExamplesTest, HeaderOnlyExampleRendersAStrikeToWavAtTheModelFrequencies) {
   // The three lines of the example's comment, with the test model under the name "bar".
@@ -46,6 +49,94 @@ TEST_F(ExamplesTest, HeaderOnlyExampleRendersAStrikeToWavAtTheModelFrequencies) 
   r = run("cd '" + dir.string() + "' && ./render_strike no/such/dir/x.wav");
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("cannot write"), std::string::npos) << r.output;
+}
+
+// "name value" lines of a program's output.
+std::map<std::string, double> parse_counters(const std::string& text) {
+  std::map<std::string, double> values;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string name;
+    double value;
+    if (words >> name >> value && words.eof()) values[name] = value;
+  }
+  return values;
+}
+
+// examples/cortex-m4 for one header: the firmware in QEMU's mps2-an386 and the same program on
+// the host; returns the firmware's counters and leaves firmware.f32 and host.f32 in `dir`.
+std::map<std::string, double> run_cortex_m4(const fs::path& dir, const std::string& model, const fs::path& model_dir) {
+  fs::create_directories(dir);
+  const std::string make = "cd '" + dir.string() + "' && make -f '" + (kSource / "examples/cortex-m4/Makefile").string() +
+                           "' MODEL=" + model + " MODEL_DIR='" + model_dir.string() + "' ";
+  auto r = run(make + "firmware.elf");
+  EXPECT_EQ(r.status, 0) << r.output;
+  if (r.output.find("filename") == std::string::npos) return {};
+  std::istringstream size(r.output.substr(r.output.rfind("filename")));
+  std::string header;
+  double text = 0, data = 0, bss = 0;
+  std::getline(size, header);
+  size >> text >> data >> bss;
+  r = run(make + "run && mv samples.f32 firmware.f32");
+  EXPECT_EQ(r.status, 0) << r.output;
+  auto counters = parse_counters(r.output);
+  counters["text_bytes"] = text;
+  counters["ram_bytes"] = data + bss;  // with the 8 KiB stack the linker script reserves
+  r = run(make + "host && ./host && mv samples.f32 host.f32");
+  EXPECT_EQ(r.status, 0) << r.output;
+  return counters;
+}
+
+TEST_F(ExamplesTest, CortexM4ExampleRunsInQemuAndMatchesTheHostBuild) {
+  auto r = generate(kData / "testbar.modal.json", "--cpp testbar.hpp --no-model-json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  // The test model and a real one (the bundled bowl, as checked in): the instructions per
+  // sample of two mode counts give the cost of one mode.
+  struct Case {
+    std::string model;
+    fs::path model_dir;
+  };
+  std::map<std::string, double> per_sample;
+  std::map<std::string, int> modes;
+  for (const Case& c : {Case{"testbar", dir}, Case{"bowl", kSource / "generated/bowl"}}) {
+    SCOPED_TRACE(c.model);
+    const fs::path build = dir / ("m4-" + c.model);
+    const auto counters = run_cortex_m4(build, c.model, c.model_dir);
+    for (const char* key : {"modes", "samples", "process_ticks", "calibration_ticks", "calibration_instructions",
+                            "model_state_bytes"})
+      ASSERT_EQ(counters.count(key), 1u) << key;
+    const auto target = read_f32(build / "firmware.f32"), host = read_f32(build / "host.f32");
+    ASSERT_EQ(target.size(), 48000u);
+    ASSERT_EQ(host.size(), target.size());
+    double peak = 0, diff = 0;
+    for (size_t i = 0; i < host.size(); ++i) {
+      peak = std::max(peak, double(std::abs(host[i])));
+      diff = std::max(diff, double(std::abs(target[i] - host[i])));
+    }
+    EXPECT_GT(peak, 1e-3);
+    EXPECT_LE(diff, 1e-5 * peak) << "peak " << peak;
+    if (c.model == "testbar")
+      expect_peaks_at(target, 1, 0, 48000, frequencies(kData / "testbar.modal.json"), 20000, "Cortex-M4 firmware");
+    // QEMU -icount shift=0 counts instructions; the calibration loop says how many per tick.
+    const double instructions_per_tick = counters.at("calibration_instructions") / counters.at("calibration_ticks");
+    EXPECT_NEAR(instructions_per_tick, 40, 0.1);  // 1 ns per instruction, SysTick at 25 MHz
+    per_sample[c.model] = counters.at("process_ticks") * instructions_per_tick / counters.at("samples");
+    modes[c.model] = static_cast<int>(counters.at("modes"));
+    RecordProperty(c.model + "_instructions_per_sample", std::to_string(per_sample[c.model]));
+    RecordProperty(c.model + "_text_bytes", std::to_string(counters.at("text_bytes")));
+    RecordProperty(c.model + "_ram_bytes", std::to_string(counters.at("ram_bytes")));
+    RecordProperty(c.model + "_state_bytes", std::to_string(counters.at("model_state_bytes")));
+    EXPECT_GT(counters.at("text_bytes"), 1000);
+    EXPECT_LT(counters.at("ram_bytes"), 64 * 1024) << "fits a small M4's RAM";
+  }
+  const double per_mode = (per_sample["bowl"] - per_sample["testbar"]) / (modes["bowl"] - modes["testbar"]);
+  RecordProperty("instructions_per_mode_per_sample", std::to_string(per_mode));
+  std::printf("Cortex-M4F: %.0f instructions/sample (%d modes), %.0f (%d modes): %.1f per mode\n",
+              per_sample["testbar"], modes["testbar"], per_sample["bowl"], modes["bowl"], per_mode);
+  // A coupled-form resonator is a handful of multiply-adds: more than 4, far less than 100.
+  EXPECT_GT(per_mode, 4);
+  EXPECT_LT(per_mode, 100);
 }
 
 }  // namespace

@@ -24,7 +24,8 @@ struct Result {
 inline Result run(const std::string& command) {
   const fs::path log = fs::temp_directory_path() / ("emit-test-" + std::to_string(::getpid()) + "-" +
                                                     std::to_string(std::rand()) + ".log");
-  const int raw = std::system((command + " > '" + log.string() + "' 2>&1").c_str());
+  // Grouped: the output of every command of a chain (cd X && a && b), not just the last.
+  const int raw = std::system(("( " + command + " ) > '" + log.string() + "' 2>&1").c_str());
   std::ifstream in(log);
   std::stringstream text;
   text << in.rdbuf();
