@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "modal/modal_model.hpp"
 #include "test_support.hpp"
 
 namespace emit_test {
@@ -70,6 +71,15 @@ inline void expect_peaks_at(const std::vector<float>& interleaved, int channels,
     ++checked;
   }
   EXPECT_GT(checked, 0) << what;
+}
+
+// The model's frequencies that ring long enough to show as peaks in a spectrum over a whole
+// render (the Hann window weights its first 50 ms by less than 3 %).
+inline std::vector<double> ringing_frequencies(const fs::path& model, double min_t60_s = 0.1) {
+  std::vector<double> hz;
+  for (const auto& m : mesh2dsp::read_modal_model(model).modes)
+    if (m.t60_s >= min_t60_s) hz.push_back(m.frequency_hz);
+  return hz;
 }
 
 inline std::vector<float> read_wav(const fs::path& path, int& rate, int& channels) {

@@ -3,19 +3,12 @@
 #include <map>
 #include <sstream>
 
-#include "modal/modal_model.hpp"
 #include "audio_support.hpp"
 
 namespace emit_test {
 namespace {
 
 class ExamplesTest : public ScratchTest {};
-
-std::vector<double> frequencies(const fs::path& model) {
-  std::vector<double> hz;
-  for (const auto& m : mesh2dsp::read_modal_model(model).modes) hz.push_back(m.frequency_hz);
-  return hz;
-}
 
 TEST_F(ExamplesTest, HeaderOnlyExampleRendersAStrikeToWavAtTheModelFrequencies) {
   // The three lines of the example's comment, with the test model under the name "bar".
@@ -30,7 +23,7 @@ TEST_F(ExamplesTest, HeaderOnlyExampleRendersAStrikeToWavAtTheModelFrequencies) 
   ASSERT_EQ(rate, 48000);
   ASSERT_EQ(channels, 1);
   EXPECT_GE(wav.size(), 72000u);
-  expect_peaks_at(wav, 1, 0, rate, frequencies(kData / "testbar.modal.json"), 20000, "header-only example");
+  expect_peaks_at(wav, 1, 0, rate, ringing_frequencies(kData / "testbar.modal.json"), 20000, "header-only example");
 
   // Another model through the two macros: two listeners, two channels.
   r = generate(kData / "testbar_stereo.modal.json", "--cpp stereo.hpp --no-model-json");
@@ -43,7 +36,7 @@ TEST_F(ExamplesTest, HeaderOnlyExampleRendersAStrikeToWavAtTheModelFrequencies) 
   ASSERT_EQ(rate, 44100);
   ASSERT_EQ(channels, 2);
   for (int c = 0; c < 2; ++c)
-    expect_peaks_at(stereo, 2, c, rate, frequencies(kData / "testbar_stereo.modal.json"), 20000,
+    expect_peaks_at(stereo, 2, c, rate, ringing_frequencies(kData / "testbar_stereo.modal.json"), 20000,
                     "stereo channel " + std::to_string(c));
   // A bad output path: a message and a failure, not a crash.
   r = run("cd '" + dir.string() + "' && ./render_strike no/such/dir/x.wav");
@@ -117,7 +110,7 @@ TEST_F(ExamplesTest, CortexM4ExampleRunsInQemuAndMatchesTheHostBuild) {
     EXPECT_GT(peak, 1e-3);
     EXPECT_LE(diff, 1e-5 * peak) << "peak " << peak;
     if (c.model == "testbar")
-      expect_peaks_at(target, 1, 0, 48000, frequencies(kData / "testbar.modal.json"), 20000, "Cortex-M4 firmware");
+      expect_peaks_at(target, 1, 0, 48000, ringing_frequencies(kData / "testbar.modal.json"), 20000, "Cortex-M4 firmware");
     // QEMU -icount shift=0 counts instructions; the calibration loop says how many per tick.
     const double instructions_per_tick = counters.at("calibration_instructions") / counters.at("calibration_ticks");
     EXPECT_NEAR(instructions_per_tick, 40, 0.1);  // 1 ns per instruction, SysTick at 25 MHz
