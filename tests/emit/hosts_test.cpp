@@ -1,0 +1,55 @@
+// The plugin targets in the hosts they are made for, each run for real: Pure Data in batch mode,
+// SuperCollider's scsynth in non-real-time mode, and the JACK console program under a dummy
+// JACK server struck over OSC. Each render must ring at the model's frequencies.
+#include <map>
+#include <sstream>
+
+#include "audio_support.hpp"
+
+namespace emit_test {
+namespace {
+
+class HostsTest : public ScratchTest {};
+
+// A patch that loads <object>, strikes it ("gate 1" before the first DSP tick: a rising edge at
+// sample 0), records its signal outlets with writesf~ for `seconds`, and quits.
+std::string strike_patch(const std::string& object, int outlets, double seconds) {
+  std::string patch =
+      "#N canvas 0 0 600 400 12;\n"
+      "#X obj 10 10 loadbang;\n"                                             // 0
+      "#X obj 10 40 t b b b;\n"                                              // 1
+      "#X msg 200 70 open -bytes 4 out.wav \\, start;\n"                    // 2
+      "#X obj 10 130 " + object + ";\n"                                      // 3
+      "#X obj 10 170 writesf~ " + std::to_string(outlets) + ";\n"           // 4
+      "#X msg 100 100 gate 1;\n"                                             // 5
+      "#X obj 10 70 delay " + std::to_string(seconds * 1000) + ";\n"        // 6
+      "#X msg 10 100 stop \\; pd quit;\n"                                    // 7
+      "#X msg 300 100 \\; pd dsp 1;\n"                                       // 8
+      "#X connect 0 0 1 0;\n#X connect 1 0 6 0;\n#X connect 1 1 5 0;\n#X connect 1 2 2 0;\n"
+      "#X connect 1 2 8 0;\n#X connect 2 0 4 0;\n#X connect 5 0 3 0;\n#X connect 6 0 7 0;\n"
+      "#X connect 7 0 4 0;\n";
+  for (int k = 0; k < outlets; ++k)  // outlet 0 is the control outlet
+    patch += "#X connect 3 " + std::to_string(k + 1) + " 4 " + std::to_string(k) + ";\n";
+  return patch;
+}
+
+TEST_F(HostsTest, PureDataExternalStruckInABatchPatchRingsAtTheModelFrequencies) {
+  auto r = generate(kData / "testbar_stereo.modal.json", "--target puredata -o pd");
+  ASSERT_EQ(r.status, 0) << r.output;
+  ASSERT_TRUE(fs::exists(dir / "pd/testbar_stereo~.pd_linux"));
+  write_text(dir / "pd/strike.pd", strike_patch("testbar_stereo~", 2, 1.5));
+  r = run("cd '" + dir.string() + "/pd' && timeout 120 pd -nogui -noaudio -batch -r 48000 -stderr -open strike.pd");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("testbar_stereo~: 0 inputs, 2 outputs"), std::string::npos) << r.output;
+  int rate = 0, channels = 0;
+  const auto wav = read_wav(dir / "pd/out.wav", rate, channels);
+  ASSERT_EQ(rate, 48000);
+  ASSERT_EQ(channels, 2);
+  EXPECT_NEAR(double(wav.size()) / channels, 1.5 * rate, 64);
+  for (int c = 0; c < 2; ++c)
+    expect_peaks_at(wav, 2, c, rate, ringing_frequencies(kData / "testbar_stereo.modal.json"), 20000,
+                    "Pd channel " + std::to_string(c));
+}
+
+}  // namespace
+}  // namespace emit_test
