@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "audio_support.hpp"
+#include "sc_score.hpp"
 
 namespace emit_test {
 namespace {
@@ -49,6 +50,45 @@ TEST_F(HostsTest, PureDataExternalStruckInABatchPatchRingsAtTheModelFrequencies)
   for (int c = 0; c < 2; ++c)
     expect_peaks_at(wav, 2, c, rate, ringing_frequencies(kData / "testbar_stereo.modal.json"), 20000,
                     "Pd channel " + std::to_string(c));
+}
+
+// The inputs of the UGen the sclang class file declares: "*ar { | gate(0.0), freq(440.0) |".
+std::vector<std::pair<std::string, float>> ugen_inputs(const std::string& class_file) {
+  std::vector<std::pair<std::string, float>> inputs;
+  const size_t open = class_file.find('|', class_file.find("*ar")), close = class_file.find('|', open + 1);
+  std::istringstream list(class_file.substr(open + 1, close - open - 1));
+  for (std::string item; std::getline(list, item, ',');) {
+    const size_t paren = item.find('(');
+    std::string name = item.substr(0, paren);
+    name.erase(0, name.find_first_not_of(' '));
+    inputs.emplace_back(name, std::stof(item.substr(paren + 1)));
+  }
+  return inputs;
+}
+
+TEST_F(HostsTest, SuperColliderUGenRenderedByScsynthInNonRealTimeRingsAtTheModelFrequencies) {
+  auto r = generate(kData / "testbar.modal.json", "--target supercollider -o sc");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string class_file = read_text(dir / "sc/testbar.sc");
+  ASSERT_NE(class_file.find("FaustTestbar : UGen"), std::string::npos) << class_file;
+  // The class's own defaults, with the gate up from the first sample: one strike at time 0.
+  std::vector<float> inputs;
+  bool has_gate = false;
+  for (const auto& [name, value] : ugen_inputs(class_file)) {
+    inputs.push_back(name == "gate" ? 1.0f : value);
+    has_gate |= name == "gate";
+  }
+  ASSERT_TRUE(has_gate) << class_file;
+  write_text(dir / "score.osc", one_synth_score("strike", synthdef("strike", "FaustTestbar", inputs, 1), 1.5));
+  r = run("cd '" + dir.string() + "' && timeout 120 scsynth -N score.osc _ out.wav 48000 WAV float -o 1 -i 0 "
+          "-U /usr/lib/SuperCollider/plugins:'" + (dir / "sc").string() + "'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  int rate = 0, channels = 0;
+  const auto wav = read_wav(dir / "out.wav", rate, channels);
+  ASSERT_EQ(rate, 48000);
+  ASSERT_EQ(channels, 1);
+  EXPECT_NEAR(double(wav.size()), 1.5 * rate, 64);
+  expect_peaks_at(wav, 1, 0, rate, ringing_frequencies(kData / "testbar.modal.json"), 20000, "scsynth");
 }
 
 }  // namespace

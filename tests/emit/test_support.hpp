@@ -56,7 +56,7 @@ class ScratchTest : public ::testing::Test {
     fs::create_directories(dir);
   }
   void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir);
+    if (!HasFailure() && !std::getenv("MESH2DSP_KEEP_TEST_DIRS")) fs::remove_all(dir);
   }
   // mesh2dsp generate <model> <args>, run from the scratch directory.
   Result generate(const fs::path& model, const std::string& args) {
