@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 const std::vector<FaustTarget>& faust_targets() {
   static const std::vector<FaustTarget> targets{
       {"lv2", "faust2lv2", {"{}.lv2"}, true, "-uri-prefix", {}},
-      {"jackconsole", "faust2jackconsole", {"{}"}, false, "", {}},
+      // With OSC control (UDP 5510, or -port N): /<name>/gate 1 strikes it.
+      {"jackconsole", "faust2jackconsole", {"{}"}, false, "", {"-osc"}},
       // A Pd external <program>~ (its object name); controls are messages "gate 1".
       {"puredata", "faust2puredata", {"{}~.pd_linux"}, false, "", {}},
       // A server plugin and its sclang class, the UGen Faust<Program> (faust2sc's prefix).

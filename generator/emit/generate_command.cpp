@@ -167,7 +167,7 @@ void register_generate_command(CLI::App& app) {
                   "default urn:mesh2dsp:<vendor>:<material>/<model name>");
   cmd->add_option("--license", o->license, "license declared in the Faust output")->capture_default_str();
   cmd->add_option("--target", o->targets,
-                  "build with the Faust toolchain: lv2 (faust2lv2), jackconsole (faust2jackconsole), puredata "
+                  "build with the Faust toolchain: lv2 (faust2lv2), jackconsole (faust2jackconsole -osc), puredata "
                   "(faust2puredata: <name>~.pd_linux), supercollider (faust2supercollider: <name>.so, <name>.sc); "
                   "may repeat; "
                   "a plugin's version is a fingerprint of its program");

@@ -91,5 +91,53 @@ TEST_F(HostsTest, SuperColliderUGenRenderedByScsynthInNonRealTimeRingsAtTheModel
   expect_peaks_at(wav, 1, 0, rate, ringing_frequencies(kData / "testbar.modal.json"), 20000, "scsynth");
 }
 
+TEST_F(HostsTest, JackConsoleProgramUnderADummyJackdIsStruckOverOscAndRecorded) {
+  auto r = generate(kData / "testbar.modal.json", "--target jackconsole -o apps");
+  ASSERT_EQ(r.status, 0) << r.output;
+  ASSERT_NE(fs::status(dir / "apps/testbar").permissions() & fs::perms::owner_exec, fs::perms::none);
+  // A private server and OSC ports per test process; the script ends only what it started.
+  const int pid = static_cast<int>(::getpid()), port = 20000 + 3 * (pid % 10000);
+  const std::string server = "mesh2dsp-emit-" + std::to_string(pid);
+  const std::string script =
+      "set -e\n"
+      "export JACK_DEFAULT_SERVER=" + server + " JACK_NO_START_SERVER=1\n"
+      "jackd -n " + server + " -d dummy -r 48000 -p 256 > jackd.log 2>&1 & JACKD=$!\n"
+      "APP=; REC=\n"
+      "trap 'kill $REC $APP 2>/dev/null; kill $JACKD; wait' EXIT\n"
+      "jack_wait -w -t 20\n"
+      "./apps/testbar -port " + std::to_string(port) + " -outport " + std::to_string(port + 1) + " -errport " +
+      std::to_string(port + 2) + " > app.log 2>&1 & APP=$!\n"
+      "for i in $(seq 200); do jack_lsp 2>/dev/null | grep -q '^testbar:out_0$' && break; sleep 0.1; done\n"
+      "jack_rec -f rec.wav -d 2 -b 32 testbar:out_0 > rec.log 2>&1 & REC=$!\n"
+      "sleep 0.6\n"
+      "oscsend localhost " + std::to_string(port) + " /testbar/gate f 1\n"
+      "sleep 0.2\n"
+      "oscsend localhost " + std::to_string(port) + " /testbar/gate f 0\n"
+      "wait $REC; REC=\n"
+      "cat app.log\n";
+  write_text(dir / "session.sh", script);
+  r = run("cd '" + dir.string() + "' && timeout 120 bash session.sh");
+  ASSERT_EQ(r.status, 0) << r.output << read_text(dir / "jackd.log");
+  EXPECT_NE(r.output.find("Faust OSC"), std::string::npos) << r.output;
+  int rate = 0, channels = 0;
+  const auto wav = read_wav(dir / "rec.wav", rate, channels);
+  ASSERT_EQ(rate, 48000);
+  ASSERT_EQ(channels, 1);
+  ASSERT_GE(wav.size(), 48000u);
+  // Silent until the OSC message, then the strike rings at the model's frequencies.
+  double peak = 0, before = 0;
+  size_t onset = wav.size();
+  for (size_t i = 0; i < wav.size(); ++i) peak = std::max(peak, double(std::abs(wav[i])));
+  for (size_t i = 0; i < wav.size() && onset == wav.size(); ++i)
+    if (std::abs(wav[i]) > 0.01 * peak) onset = i;
+  for (size_t i = 0; i < 4800; ++i) before = std::max(before, double(std::abs(wav[i])));
+  EXPECT_GT(peak, 0.05);
+  EXPECT_EQ(before, 0.0) << "sound before the strike";
+  EXPECT_GT(onset, 4800u);
+  ASSERT_LT(onset + 24000, wav.size()) << "the strike came too late to analyse";
+  expect_peaks_at(std::vector<float>(wav.begin() + onset, wav.end()), 1, 0, rate,
+                  ringing_frequencies(kData / "testbar.modal.json"), 20000, "JACK console program");
+}
+
 }  // namespace
 }  // namespace emit_test

@@ -1,4 +1,4 @@
-// --target lv2 / jackconsole through Faust's own scripts, and the LV2 bundle in a real host.
+// --target lv2 through faust2lv2, its bundles in a real host, and the plugins' identity.
 #include <sndfile.h>
 
 #include <cmath>
@@ -120,13 +120,6 @@ TEST_F(TargetTest, Lv2InstrumentVariantRendersAStrikeInTheLilvHost) {
   int rate = 0, channels = 0;
   expect_peaks_at(read_wav(dir / "strike.wav", rate, channels), 1, 0, 48000, ringing_frequencies(kData / "testbar.modal.json"),
                   20000, "LV2 instrument");
-}
-
-TEST_F(TargetTest, JackconsoleTargetBuildsAnExecutable) {
-  const auto r = generate(kData / "testbar.modal.json", "--target jackconsole -o apps");
-  ASSERT_EQ(r.status, 0) << r.output;
-  const auto perms = fs::status(dir / "apps/testbar").permissions();
-  EXPECT_NE(perms & fs::perms::owner_exec, fs::perms::none);
 }
 
 }  // namespace
