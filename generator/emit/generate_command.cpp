@@ -123,7 +123,8 @@ void run_generate(const CLI::App& cmd, const AnalysisOptions& analysis, const Ge
     model_dirs.insert(o.target_dir);
     if (!is_quiet())
       for (const auto& path : built)
-        fmt::print(stderr, "mesh2dsp: built {} ({} version {})\n", path.string(), identity.uri, identity.version);
+        fmt::print(stderr, "mesh2dsp: built {} (version {}{})\n", path.string(), identity.version,
+                   target->uri_prefix_option.empty() ? "" : ", URI " + identity.uri);
   }
 
   // The model beside what was emitted from it, so every output can be traced and re-emitted.
