@@ -13,7 +13,7 @@ namespace {
 class HostsTest : public ScratchTest {};
 
 // A patch that loads <object>, strikes it ("gate 1" before the first DSP tick: a rising edge at
-// sample 0), records its signal outlets with writesf~ for `seconds`, and quits.
+// sample 0) and records its signal outlets with writesf~ for `seconds`.
 std::string strike_patch(const std::string& object, int outlets, double seconds) {
   std::string patch =
       "#N canvas 0 0 600 400 12;\n"
@@ -24,7 +24,7 @@ std::string strike_patch(const std::string& object, int outlets, double seconds)
       "#X obj 10 170 writesf~ " + std::to_string(outlets) + ";\n"           // 4
       "#X msg 100 100 gate 1;\n"                                             // 5
       "#X obj 10 70 delay " + std::to_string(seconds * 1000) + ";\n"        // 6
-      "#X msg 10 100 stop \\; pd quit;\n"                                    // 7
+      "#X msg 10 100 stop;\n"                                                // 7
       "#X msg 300 100 \\; pd dsp 1;\n"                                       // 8
       "#X connect 0 0 1 0;\n#X connect 1 0 6 0;\n#X connect 1 1 5 0;\n#X connect 1 2 2 0;\n"
       "#X connect 1 2 8 0;\n#X connect 2 0 4 0;\n#X connect 5 0 3 0;\n#X connect 6 0 7 0;\n"
@@ -34,12 +34,24 @@ std::string strike_patch(const std::string& object, int outlets, double seconds)
   return patch;
 }
 
+// Runs `patch` in pd -batch and quits after `seconds`. A second patch closes the first before
+// quitting: freeing writesf~ waits for its disk thread to finish the file, which quitting alone
+// does not (the WAV could be left without its length).
+Result run_pd(const fs::path& dir, const std::string& patch, double seconds, int rate) {
+  write_text(dir / "strike.pd", patch);
+  write_text(dir / "driver.pd", "#N canvas 0 0 400 200 12;\n#X obj 10 10 loadbang;\n#X obj 10 40 delay " +
+                                    std::to_string(seconds * 1000 + 100) +
+                                    ";\n#X msg 10 70 \\; pd-strike.pd menuclose 1 \\; pd quit;\n"
+                                    "#X connect 0 0 1 0;\n#X connect 1 0 2 0;\n");
+  return run("cd '" + dir.string() + "' && timeout 120 pd -nogui -noaudio -batch -r " + std::to_string(rate) +
+             " -stderr -open strike.pd -open driver.pd");
+}
+
 TEST_F(HostsTest, PureDataExternalStruckInABatchPatchRingsAtTheModelFrequencies) {
   auto r = generate(kData / "testbar_stereo.modal.json", "--target puredata -o pd");
   ASSERT_EQ(r.status, 0) << r.output;
   ASSERT_TRUE(fs::exists(dir / "pd/testbar_stereo~.pd_linux"));
-  write_text(dir / "pd/strike.pd", strike_patch("testbar_stereo~", 2, 1.5));
-  r = run("cd '" + dir.string() + "/pd' && timeout 120 pd -nogui -noaudio -batch -r 48000 -stderr -open strike.pd");
+  r = run_pd(dir / "pd", strike_patch("testbar_stereo~", 2, 1.5), 1.5, 48000);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("testbar_stereo~: 0 inputs, 2 outputs"), std::string::npos) << r.output;
   int rate = 0, channels = 0;
@@ -50,6 +62,15 @@ TEST_F(HostsTest, PureDataExternalStruckInABatchPatchRingsAtTheModelFrequencies)
   for (int c = 0; c < 2; ++c)
     expect_peaks_at(wav, 2, c, rate, ringing_frequencies(kData / "testbar_stereo.modal.json"), 20000,
                     "Pd channel " + std::to_string(c));
+
+  // --plugin-uri names the object: two models called "bar" can live in one Pd search path.
+  r = generate(kData / "testbar.modal.json", "--name bar --plugin-uri https://example.org/pd/bar_jane --target puredata -o pd");
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = run_pd(dir / "pd", strike_patch("bar_jane~", 1, 0.5), 0.5, 44100);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("bar_jane~: 0 inputs, 1 outputs"), std::string::npos) << r.output;
+  expect_peaks_at(read_wav(dir / "pd/out.wav", rate, channels), 1, 0, 44100,
+                  ringing_frequencies(kData / "testbar.modal.json"), 20000, "Pd object bar_jane~");
 }
 
 // The inputs of the UGen the sclang class file declares: "*ar { | gate(0.0), freq(440.0) |".
