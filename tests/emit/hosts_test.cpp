@@ -129,8 +129,10 @@ TEST_F(HostsTest, JackConsoleProgramUnderADummyJackdIsStruckOverOscAndRecorded) 
       "./apps/testbar -port " + std::to_string(port) + " -outport " + std::to_string(port + 1) + " -errport " +
       std::to_string(port + 2) + " > app.log 2>&1 & APP=$!\n"
       "for i in $(seq 200); do jack_lsp 2>/dev/null | grep -q '^testbar:out_0$' && break; sleep 0.1; done\n"
-      "jack_rec -f rec.wav -d 2 -b 32 testbar:out_0 > rec.log 2>&1 & REC=$!\n"
-      "sleep 0.6\n"
+      "jack_rec -f rec.wav -d 3 -b 32 testbar:out_0 > rec.log 2>&1 & REC=$!\n"
+      // Strike once the recording runs (0.1 s of it on disk), whatever the machine's load.
+      "for i in $(seq 200); do [ $(stat -c %s rec.wav 2>/dev/null || echo 0) -gt 20000 ] && break; sleep 0.05; done\n"
+      "sleep 0.3\n"
       "oscsend localhost " + std::to_string(port) + " /testbar/gate f 1\n"
       "sleep 0.2\n"
       "oscsend localhost " + std::to_string(port) + " /testbar/gate f 0\n"
