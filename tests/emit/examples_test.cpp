@@ -1,4 +1,5 @@
 // The user examples in examples/ build and run as their comments say, with the generated code.
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -81,21 +82,46 @@ std::map<std::string, double> run_cortex_m4(const fs::path& dir, const std::stri
   return counters;
 }
 
+// A model with many modes for the cost per mode: 40 modes from 300 Hz to 12 kHz, one point.
+// Fixed here, not a generated/ model that a re-analysis may change.
+mesh2dsp::ModalModel forty_mode_model() {
+  mesh2dsp::ModalModel m;
+  m.name = "forty";
+  m.mesh.source = "examples_test.cpp (synthetic)";
+  m.material = {"steel", 7850, 2.0e11, 0.29, 0, 0};
+  for (int n = 0; n < 40; ++n) {
+    mesh2dsp::ModalMode mode;
+    mode.frequency_hz = 300 * std::pow(1.1, n);
+    mode.t60_s = 2.0 / (1 + n / 10.0);
+    const double omega = 2 * M_PI * mode.frequency_hz;
+    mode.damping_ratio = std::log(1000.0) / (mode.t60_s * omega);
+    mode.eigenvalue = omega * omega;
+    m.modes.push_back(mode);
+  }
+  mesh2dsp::ModalExcitation point;
+  point.vertex = 0;
+  point.direction = Eigen::Vector3d::UnitY();
+  for (int n = 0; n < 40; ++n) point.gains.push_back(0.01 * std::sin(0.7 * n + 0.3));
+  m.excitations.push_back(point);
+  return m;
+}
+
 TEST_F(ExamplesTest, CortexM4ExampleRunsInQemuAndMatchesTheHostBuild) {
-  auto r = generate(kData / "testbar.modal.json", "--cpp testbar.hpp --no-model-json");
+  auto r = generate(kData / "testbar.modal.json", "--cpp testbar.hpp");
   ASSERT_EQ(r.status, 0) << r.output;
-  // The test model and a real one (the bundled bowl, as checked in): the instructions per
-  // sample of two mode counts give the cost of one mode.
+  mesh2dsp::write_modal_model(dir / "forty.modal.json", forty_mode_model());
+  r = generate(dir / "forty.modal.json", "--cpp forty.hpp --no-model-json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  // The instructions per sample of two mode counts give the cost of one mode.
   struct Case {
     std::string model;
-    fs::path model_dir;
   };
   std::map<std::string, double> per_sample;
   std::map<std::string, int> modes;
-  for (const Case& c : {Case{"testbar", dir}, Case{"bowl", kSource / "generated/bowl"}}) {
+  for (const Case& c : {Case{"testbar"}, Case{"forty"}}) {
     SCOPED_TRACE(c.model);
     const fs::path build = dir / ("m4-" + c.model);
-    const auto counters = run_cortex_m4(build, c.model, c.model_dir);
+    const auto counters = run_cortex_m4(build, c.model, dir);
     for (const char* key : {"modes", "samples", "process_ticks", "calibration_ticks", "calibration_instructions",
                             "model_state_bytes"})
       ASSERT_EQ(counters.count(key), 1u) << key;
@@ -108,9 +134,16 @@ TEST_F(ExamplesTest, CortexM4ExampleRunsInQemuAndMatchesTheHostBuild) {
       diff = std::max(diff, double(std::abs(target[i] - host[i])));
     }
     EXPECT_GT(peak, 1e-3);
-    EXPECT_LE(diff, 1e-5 * peak) << "peak " << peak;
-    if (c.model == "testbar")
-      expect_peaks_at(target, 1, 0, 48000, ringing_frequencies(kData / "testbar.modal.json"), 20000, "Cortex-M4 firmware");
+    // The same header, two libms and two compilers: newlib's sinf/cosf/expf can differ from glibc's
+    // by an ulp, and GCC fuses multiply-adds on the M4 (vfma) but not on x86-64. A pole
+    // coefficient one ulp apart drifts the phase over the second: for the test model that stays
+    // below 1e-5 of peak; for the 40 modes it reaches 3.3e-5 (1.4e-5 from libm alone, 0 with the
+    // same functions and no fusing), within the 1e-4 to which the Faust program and the header
+    // are held to agree.
+    RecordProperty(c.model + "_max_diff_of_peak", std::to_string(diff / peak));
+    EXPECT_LE(diff, (c.model == "testbar" ? 1e-5 : 1e-4) * peak) << "peak " << peak;
+    expect_peaks_at(target, 1, 0, 48000, ringing_frequencies(dir / (c.model + ".modal.json")), 20000,
+                    "Cortex-M4 firmware");
     // QEMU -icount shift=0 counts instructions; the calibration loop says how many per tick.
     const double instructions_per_tick = counters.at("calibration_instructions") / counters.at("calibration_ticks");
     EXPECT_NEAR(instructions_per_tick, 40, 0.1);  // 1 ns per instruction, SysTick at 25 MHz
@@ -123,10 +156,10 @@ TEST_F(ExamplesTest, CortexM4ExampleRunsInQemuAndMatchesTheHostBuild) {
     EXPECT_GT(counters.at("text_bytes"), 1000);
     EXPECT_LT(counters.at("ram_bytes"), 64 * 1024) << "fits a small M4's RAM";
   }
-  const double per_mode = (per_sample["bowl"] - per_sample["testbar"]) / (modes["bowl"] - modes["testbar"]);
+  const double per_mode = (per_sample["forty"] - per_sample["testbar"]) / (modes["forty"] - modes["testbar"]);
   RecordProperty("instructions_per_mode_per_sample", std::to_string(per_mode));
   std::printf("Cortex-M4F: %.0f instructions/sample (%d modes), %.0f (%d modes): %.1f per mode\n",
-              per_sample["testbar"], modes["testbar"], per_sample["bowl"], modes["bowl"], per_mode);
+              per_sample["testbar"], modes["testbar"], per_sample["forty"], modes["forty"], per_mode);
   // A coupled-form resonator is a handful of multiply-adds: more than 4, far less than 100.
   EXPECT_GT(per_mode, 4);
   EXPECT_LT(per_mode, 100);
