@@ -125,6 +125,7 @@ TEST_F(HostsTest, JackConsoleProgramUnderADummyJackdIsStruckOverOscAndRecorded) 
       "jackd -n " + server + " -d dummy -r 48000 -p 256 > jackd.log 2>&1 & JACKD=$!\n"
       "APP=; REC=\n"
       "trap 'kill $REC $APP 2>/dev/null; kill $JACKD; wait' EXIT\n"
+      "trap 'exit 1' TERM INT\n"  // timeout's TERM: clean up too
       "jack_wait -w -t 20\n"
       "./apps/testbar -port " + std::to_string(port) + " -outport " + std::to_string(port + 1) + " -errport " +
       std::to_string(port + 2) + " > app.log 2>&1 & APP=$!\n"
