@@ -47,7 +47,7 @@ int main() {
   uint64_t busy = 0;
   const uint64_t start = platform_ticks();
   model.prepare(kRateHz);
-  model.strike(0.0f, 1.0f);  // excitation point 0, a momentum of 1 N s
+  model.trigger(1.0f);  // a momentum of 1 N s at the default point, the model's loudest
   const uint64_t setup = platform_ticks() - start;
   float* outs[Model::kOutputs];
   for (int c = 0; c < Model::kOutputs; ++c) outs[c] = channel[c];

@@ -19,11 +19,11 @@ int main(int argc, char** argv) {
   if (argc < 2) return std::fprintf(stderr, "usage: %s out.wav [seconds] [rate_hz] [point]\n", argv[0]), 2;
   const double seconds = argc > 2 ? std::atof(argv[2]) : 2.0;
   const int rate = argc > 3 ? std::atoi(argv[3]) : 48000;
-  const float point = argc > 4 ? static_cast<float>(std::atof(argv[4])) : 0.0f;
   using Model = mesh2dsp_models::MODEL_CLASS;
   static Model model;  // ~10 KiB of state or more: static, not on the stack
   model.prepare(static_cast<float>(rate));
-  model.strike(point, 1.0f);  // a momentum of 1 N s at the excitation point
+  if (argc > 4) model.strike(static_cast<float>(std::atof(argv[4])), 1.0f);  // 1 N s at that point
+  else model.trigger(1.0f);  // 1 N s at the default point, the model's loudest
 
   SF_INFO info{};
   info.samplerate = rate;
