@@ -68,6 +68,8 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
   d.set("source", plain_text(s.source.empty() ? std::string("a modal model") : s.source));
   d.set("author", plain_text(s.author));
   d.set("license", plain_text(s.license));
+  d.set("has_version", !s.version.empty());
+  d.set("version", plain_text(s.version));
   d.set("description", plain_text(m.description));
   d.set("mode_count", std::to_string(m.mode_count));
   d.set("point_count", std::to_string(m.point_count));

@@ -30,6 +30,7 @@ struct GenerateOptions {
   std::string resonator = "reson";
   std::string excitation = "impact,hammer";
   std::string author = "mesh2dsp", license = "CC0-1.0";
+  std::string plugin_uri;  // empty: urn:mesh2dsp:<vendor>:<material>/<name>
   std::vector<std::string> targets;
   std::string target_dir = ".";
   std::string variant;  // instrument | effect; empty: the target's default
@@ -73,6 +74,7 @@ void run_generate(const CLI::App& cmd, const AnalysisOptions& analysis, const Ge
   const std::vector<std::string> excitations = parse_excitations(o.excitation);
   std::vector<const FaustTarget*> targets;
   for (const auto& t : o.targets) targets.push_back(&find_faust_target(t));
+  if (!o.plugin_uri.empty()) plugin_identity(o.plugin_uri, "bar", "", o.author);  // throws when malformed
   for (const auto& [path, kind] : file_outputs)
     if (!path.empty()) check_writable_directory(directory_of(path), path);
   if (!targets.empty()) {
@@ -122,16 +124,25 @@ void run_generate(const CLI::App& cmd, const AnalysisOptions& analysis, const Ge
     model_dirs.insert(directory_of(path));
   }
 
+  PluginIdentity identity = plugin_identity(o.plugin_uri, emit.name, model.material.name, o.author);
   for (const FaustTarget* target : targets) {
     const bool effect = o.variant.empty() ? target->effect_by_default : o.variant == "effect";
-    settings.file_name = emit.name + ".dsp";
-    const std::string dsp =
-        emit_faust(emit, effect ? FaustVariant::effect : FaustVariant::instrument, settings);
+    const FaustVariant variant = effect ? FaustVariant::effect : FaustVariant::instrument;
+    settings.file_name = identity.program_name + ".dsp";
+    // The version is the program's fingerprint: any change to what the plugin computes changes it.
+    settings.version.clear();
+    identity.version = program_version(emit_faust(emit, variant, settings));
+    settings.version = identity.version;
+    const std::string dsp = emit_faust(emit, variant, settings);
+    settings.version.clear();
     Progress progress(fmt::format("{} ({})", target->script, effect ? "effect" : "instrument"));
-    const fs::path built = build_faust_target(*target, emit.name, dsp, o.target_dir);
-    progress.finish(built.string());
+    const auto built = build_faust_target(*target, identity, dsp, o.target_dir);
+    progress.finish(built.front().string());
     model_dirs.insert(o.target_dir);
-    if (!is_quiet()) fmt::print(stderr, "mesh2dsp: built {}\n", built.string());
+    if (!is_quiet())
+      for (const auto& path : built)
+        fmt::print(stderr, "mesh2dsp: built {} (version {}{})\n", path.string(), identity.version,
+                   target->uri_prefix_option.empty() ? "" : ", URI " + identity.uri);
   }
 
   if (!o.web.empty()) {
@@ -175,10 +186,18 @@ void register_generate_command(CLI::App& app) {
                   "contact models in the Faust instrument's excitation menu: all, or a comma-separated "
                   "list of impact, hammer, micro (micro-collisions), scrape, roll, input (live audio in)")
       ->capture_default_str();
-  cmd->add_option("--author", o->author, "author declared in the Faust output")->capture_default_str();
+  cmd->add_option("--author,--vendor", o->author,
+                  "author declared in the Faust output; the vendor in a plugin's default URI")
+      ->capture_default_str();
+  cmd->add_option("--plugin-uri", o->plugin_uri,
+                  "the --target plugin's URI, ending in /NAME (NAME: the binary's and bundle's name); "
+                  "default urn:mesh2dsp:<vendor>:<material>/<model name>");
   cmd->add_option("--license", o->license, "license declared in the Faust output")->capture_default_str();
   cmd->add_option("--target", o->targets,
-                  "build with the Faust toolchain: lv2 (faust2lv2), jackconsole (faust2jackconsole); may repeat");
+                  "build with the Faust toolchain: lv2 (faust2lv2), jackconsole (faust2jackconsole -osc), puredata "
+                  "(faust2puredata: <name>~.pd_linux), supercollider (faust2supercollider: <name>.so, <name>.sc); "
+                  "may repeat; "
+                  "a plugin's version is a fingerprint of its program");
   cmd->add_option("-o,--output-dir", o->target_dir, "where --target puts what it builds")
       ->capture_default_str();
   cmd->add_option("--variant", o->variant,
