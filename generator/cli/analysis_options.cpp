@@ -74,6 +74,14 @@ void add_analysis_options(CLI::App& c, AnalysisOptions& o) {
       "memory the eigen solve may use (e.g. 2G, 500M, bytes; default: what the machine has free)");
 }
 
+void add_solver_option(CLI::App& c, std::string& solver) {
+  c.add_option("--solver", solver,
+               "eigen solver: default (CHOLMOD + block Lanczos, one process) or slepc (PETSc/SLEPc "
+               "with MUMPS, run under mpirun -n N for several processes or machines)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"default", "slepc"}));
+}
+
 Material resolve_material(const AnalysisOptions& o) {
   Material m = apply_overrides(find_material_preset(o.material_name), o.material_overrides);
   validate_material(m);

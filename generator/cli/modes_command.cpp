@@ -13,6 +13,7 @@ void register_modes_command(CLI::App& app) {
   auto options = std::make_shared<AnalysisOptions>();
   auto output = std::make_shared<std::string>();
   add_analysis_options(*cmd, *options);
+  add_solver_option(*cmd, options->solver);
   cmd->add_option("-o,--output", *output, "the modal model to write (.modal.json)")->required();
   cmd->callback([cmd, options, output] {
     const bool material_given = cmd->get_option("--material")->count() > 0;

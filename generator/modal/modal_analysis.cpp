@@ -8,10 +8,29 @@
 #include "fem/assembly.hpp"
 #include "fem/mesh_bodies.hpp"
 #include "modal/eigen_solve.hpp"
+#ifdef MESH2DSP_HAVE_SLEPC
+#include "modal/slepc_solve.hpp"
+#endif
 #include "util/error.hpp"
 #include "util/progress.hpp"
 
 namespace mesh2dsp {
+namespace {
+
+EigenSolution solve_with(const std::string& solver, const SparseMatrix& k, const SparseMatrix& m,
+                         const EigenSolveOptions& options,
+                         const std::function<int(const EigenSolution&)>& more) {
+  if (solver == "default") return solve_lowest_modes(k, m, options, more);
+  if (solver != "slepc") throw Error(fmt::format("unknown eigen solver \"{}\"", solver));
+#ifdef MESH2DSP_HAVE_SLEPC
+  return solve_lowest_modes_slepc(k, m, options, more);
+#else
+  throw Error("--solver slepc: this mesh2dsp was built without PETSc/SLEPc (install petsc-dev "
+              "and slepc-dev, then build again)");
+#endif
+}
+
+}  // namespace
 
 ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
                                   const ModalAnalysisRequest& request, StageTimer* timer) {
@@ -65,7 +84,7 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
     return std::min(found + (request.modes - in_band) + 8, found * 3 / 2 + 8);
   };
   t.start("eigen solve");
-  const EigenSolution solution = solve_lowest_modes(fem.stiffness, fem.mass, options, more);
+  const EigenSolution solution = solve_with(request.solver, fem.stiffness, fem.mass, options, more);
   t.stop();
   t.split_last("factorization", solution.factorization_s);
   result.estimated_eigen_s = solution.estimated_s;
