@@ -11,13 +11,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "modal/cholmod_factor.hpp"
 #include "modal/rank_memory.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
+#include "util/serial_threads.hpp"
 
 namespace mesh2dsp {
 namespace {
@@ -66,11 +69,22 @@ int world_size() {
   return size;
 }
 
+// Commands go out by a non-blocking broadcast, on both sides (blocking and non-blocking
+// collectives do not match): a serving rank polls it with short sleeps instead of spinning in
+// MPI_Bcast, which would keep a core busy all the while rank 0 reads and meshes.
+int broadcast_command(int command) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibcast(&command, 1, MPI_INT, 0, PETSC_COMM_WORLD, &request);
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return command;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
 // Rank 0 only: sends a command to the serving ranks (nothing to do without a session).
 void command_ranks(Command command) {
-  if (!g_session) return;
-  int c = command;
-  MPI_Bcast(&c, 1, MPI_INT, 0, PETSC_COMM_WORLD);
+  if (g_session) broadcast_command(command);
 }
 
 // The contiguous block of rows a rank owns: n/size each, the first n%size one more.
@@ -188,6 +202,11 @@ EigenSolution collective_solve(const SparseMatrix* k, const SparseMatrix* m,
   MPI_Bcast(&setup, sizeof setup, MPI_BYTE, 0, PETSC_COMM_WORLD);
 
   Progress progress("eigen solve (SLEPc)");
+  // Threads only for a lone rank's factorization: MUMPS's one-vector solves are too small to
+  // share (threaded BLAS made them 3x slower on the loaded 2-core machine), and with several
+  // ranks each rank is meant to have its core.
+  std::optional<SerialThreads> serial;
+  if (world_size() > 1) serial.emplace();
   OwnedMat stiffness, mass;
   distribute_symmetric(k, setup.dof, stiffness.out());
   distribute_symmetric(m, setup.dof, mass.out());
@@ -234,7 +253,11 @@ EigenSolution collective_solve(const SparseMatrix* k, const SparseMatrix* m,
     const auto setup_start = std::chrono::steady_clock::now();
     check(EPSSetUp(eps), "EPSSetUp (the MUMPS factorization of K - shift M)");
     factorization_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
-    check(EPSSolve(eps), "EPSSolve");
+    {
+      std::optional<SerialThreads> serial_iteration;
+      if (!serial) serial_iteration.emplace();
+      check(EPSSolve(eps), "EPSSolve");
+    }
     ++solves;
     PetscInt converged = 0;
     check(EPSGetConverged(eps, &converged), "EPSGetConverged");
@@ -323,9 +346,7 @@ ParallelSession::~ParallelSession() {
 int serve_parallel_solves() {
   set_quiet(true);  // only rank 0 speaks
   for (;;) {
-    int command = kStop;
-    MPI_Bcast(&command, 1, MPI_INT, 0, PETSC_COMM_WORLD);
-    switch (command) {
+    switch (broadcast_command(kStop)) {
       case kStop:
         return 0;
       case kSolve:
