@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "modal/cholmod_factor.hpp"
+#include "fem/elements.hpp"
 #include "modal/rank_memory.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
@@ -117,87 +117,142 @@ using OwnedVec = Owned<Vec, VecDestroy>;
 using OwnedEps = Owned<EPS, EPSDestroy>;
 using OwnedScatter = Owned<VecScatter, VecScatterDestroy>;
 
-// The distributed symmetric matrix whose lower triangle `lower` rank 0 holds (nullptr on the
-// other ranks), as MPISBAIJ (upper triangle, half the memory of AIJ). Column j of a column-major
-// lower triangle is row j of the upper one, so rank 0 scatters whole column blocks: each rank
-// receives the row lengths, column indices and values of its own rows.
-void distribute_symmetric(const SparseMatrix* lower, PetscInt n, Mat* out) {
-  const int rank = world_rank(), size = world_size();
-  const RowBlock mine = rows_of(n, rank, size);
-  const int local_rows = static_cast<int>(mine.end - mine.begin);
-  std::vector<int> row_counts, row_offsets, entry_counts, entry_offsets, all_lengths;
-  if (rank == 0) {
-    const int* outer = lower->outerIndexPtr();
-    for (int r = 0; r < size; ++r) {
-      const RowBlock b = rows_of(n, r, size);
-      row_counts.push_back(static_cast<int>(b.end - b.begin));
-      row_offsets.push_back(static_cast<int>(b.begin));
-      entry_counts.push_back(outer[b.end] - outer[b.begin]);
-      entry_offsets.push_back(outer[b.begin]);
-    }
-    all_lengths.resize(n);
-    for (PetscInt i = 0; i < n; ++i) all_lengths[i] = outer[i + 1] - outer[i];
-  }
-  std::vector<int> lengths(local_rows);
-  MPI_Scatterv(all_lengths.data(), row_counts.data(), row_offsets.data(), MPI_INT, lengths.data(),
-               local_rows, MPI_INT, 0, PETSC_COMM_WORLD);
-  const int local_entries = std::accumulate(lengths.begin(), lengths.end(), 0);
-  std::vector<int> columns(local_entries);
-  std::vector<double> values(local_entries);
-  MPI_Scatterv(rank == 0 ? lower->innerIndexPtr() : nullptr, entry_counts.data(),
-               entry_offsets.data(), MPI_INT, columns.data(), local_entries, MPI_INT, 0,
-               PETSC_COMM_WORLD);
-  MPI_Scatterv(rank == 0 ? lower->valuePtr() : nullptr, entry_counts.data(), entry_offsets.data(),
-               MPI_DOUBLE, values.data(), local_entries, MPI_DOUBLE, 0, PETSC_COMM_WORLD);
-
-  // Exact preallocation: entries in the rank's own column block, and beyond it.
-  std::vector<PetscInt> diagonal_block(local_rows, 0), off_block(local_rows, 0);
-  for (int i = 0, pos = 0; i < local_rows; ++i)
-    for (int k = 0; k < lengths[i]; ++k, ++pos) ++(columns[pos] < mine.end ? diagonal_block[i] : off_block[i]);
-  check(MatCreate(PETSC_COMM_WORLD, out), "MatCreate");
-  check(MatSetSizes(*out, local_rows, local_rows, n, n), "MatSetSizes");
-  check(MatSetType(*out, MATSBAIJ), "MatSetType");
-  check(MatSeqSBAIJSetPreallocation(*out, 1, 0, diagonal_block.data()), "preallocation");
-  check(MatMPISBAIJSetPreallocation(*out, 1, 0, diagonal_block.data(), 0, off_block.data()),
-        "preallocation");
-  std::vector<PetscInt> row_columns;
-  for (int i = 0, pos = 0; i < local_rows; ++i) {
-    const PetscInt row = mine.begin + i;
-    row_columns.assign(columns.begin() + pos, columns.begin() + pos + lengths[i]);
-    check(MatSetValues(*out, 1, &row, lengths[i], row_columns.data(), values.data() + pos, INSERT_VALUES),
-          "MatSetValues");
-    pos += lengths[i];
-  }
-  check(MatAssemblyBegin(*out, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
-  check(MatAssemblyEnd(*out, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
-}
-
 // What rank 0 tells the serving ranks about a solve.
 struct SolveSetup {
-  PetscInt dof = 0;
+  PetscInt dof = 0;  // free degrees of freedom: the matrices' size
   int count = 0;
-  int same_pattern = 0;  // K and M share their sparsity pattern (the assembly makes them so)
+  int nodes = 0, elements = 0, nodes_per_element = 0;
   double shift = 0, tolerance = 0;
+  double lame_lambda = 0, lame_mu = 0, density = 0;
 };
 
-bool same_pattern(const SparseMatrix& a, const SparseMatrix& b) {
-  return a.nonZeros() == b.nonZeros() &&
-         std::equal(a.outerIndexPtr(), a.outerIndexPtr() + a.outerSize() + 1, b.outerIndexPtr()) &&
-         std::equal(a.innerIndexPtr(), a.innerIndexPtr() + a.nonZeros(), b.innerIndexPtr());
+// K and M assembled by the ranks between them, as MPISBAIJ (upper triangles: half the memory of
+// AIJ). Every rank receives the node coordinates and the free-DOF numbering (36 bytes a node,
+// small next to its share of the matrices) and its block of elements; an element goes to the
+// rank owning the row of its first free DOF, so most of what it adds lands in that rank's own
+// rows (PETSc sends the rest at assembly). The pattern comes from a first pass through a
+// MATPREALLOCATOR, so the matrices are allocated once, exactly, and K and M share it.
+double assemble_distributed(const FemMesh* mesh, const std::vector<int>* dof_map,
+                            const SolveSetup& setup, Mat* k, Mat* m) {
+  const auto start = std::chrono::steady_clock::now();
+  const int rank = world_rank(), size = world_size();
+  const RowBlock mine = rows_of(setup.dof, rank, size);
+  const int local_rows = static_cast<int>(mine.end - mine.begin);
+  const int per = setup.nodes_per_element, d = 3 * per;
+
+  std::vector<double> nodes(3 * static_cast<size_t>(setup.nodes));
+  std::vector<int> dofs(3 * static_cast<size_t>(setup.nodes));
+  std::vector<int> element_nodes, counts, offsets;
+  if (rank == 0) {
+    for (int i = 0; i < setup.nodes; ++i)
+      for (int c = 0; c < 3; ++c) nodes[3 * i + c] = mesh->nodes(i, c);
+    dofs = *dof_map;
+    std::vector<std::vector<int>> by_rank(size);
+    for (int t = 0; t < setup.elements; ++t) {
+      int first = -1;
+      for (int a = 0; a < per && first < 0; ++a)
+        for (int c = 0; c < 3 && first < 0; ++c) first = dofs[3 * mesh->elements(t, a) + c];
+      if (first < 0) continue;  // every node clamped: adds nothing
+      const PetscInt base = setup.dof / size, extra = setup.dof % size;
+      // The rank whose block (rows_of) holds row `first`.
+      const int owner = first < (base + 1) * extra ? static_cast<int>(first / (base + 1))
+                                                   : static_cast<int>(extra + (first - (base + 1) * extra) / base);
+      for (int a = 0; a < per; ++a) by_rank[owner].push_back(mesh->elements(t, a));
+    }
+    for (int r = 0; r < size; ++r) {
+      offsets.push_back(static_cast<int>(element_nodes.size()));
+      counts.push_back(static_cast<int>(by_rank[r].size()));
+      element_nodes.insert(element_nodes.end(), by_rank[r].begin(), by_rank[r].end());
+      std::vector<int>().swap(by_rank[r]);
+    }
+  }
+  MPI_Bcast(nodes.data(), static_cast<int>(nodes.size()), MPI_DOUBLE, 0, PETSC_COMM_WORLD);
+  MPI_Bcast(dofs.data(), static_cast<int>(dofs.size()), MPI_INT, 0, PETSC_COMM_WORLD);
+  int local_count = 0;
+  MPI_Scatter(counts.data(), 1, MPI_INT, &local_count, 1, MPI_INT, 0, PETSC_COMM_WORLD);
+  std::vector<int> local(local_count);
+  MPI_Scatterv(element_nodes.data(), counts.data(), offsets.data(), MPI_INT, local.data(),
+               local_count, MPI_INT, 0, PETSC_COMM_WORLD);
+  std::vector<int>().swap(element_nodes);
+  const int local_elements = local_count / per;
+
+  // Global rows of an element's DOFs (node-major as the element matrices); −1 (clamped) is
+  // ignored by MatSetValues.
+  std::vector<PetscInt> rows(d);
+  auto element_rows = [&](int e) {
+    for (int a = 0; a < per; ++a)
+      for (int c = 0; c < 3; ++c) rows[3 * a + c] = dofs[3 * local[per * e + a] + c];
+  };
+  OwnedMat pattern;
+  check(MatCreate(PETSC_COMM_WORLD, pattern.out()), "MatCreate");
+  check(MatSetSizes(pattern, local_rows, local_rows, setup.dof, setup.dof), "MatSetSizes");
+  check(MatSetType(pattern, MATPREALLOCATOR), "MatSetType");
+  check(MatSetUp(pattern), "MatSetUp");
+  const std::vector<double> zeros(d * d, 0.0);
+  for (int e = 0; e < local_elements; ++e) {
+    element_rows(e);
+    check(MatSetValues(pattern, d, rows.data(), d, rows.data(), zeros.data(), INSERT_VALUES), "MatSetValues");
+  }
+  check(MatAssemblyBegin(pattern, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
+  check(MatAssemblyEnd(pattern, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
+  // A preallocator fills one matrix: M is a copy of K's (zero-filled) pattern.
+  check(MatCreate(PETSC_COMM_WORLD, k), "MatCreate");
+  check(MatSetSizes(*k, local_rows, local_rows, setup.dof, setup.dof), "MatSetSizes");
+  check(MatSetType(*k, MATSBAIJ), "MatSetType");
+  check(MatPreallocatorPreallocate(pattern, PETSC_TRUE, *k), "MatPreallocatorPreallocate");
+  check(MatDuplicate(*k, MAT_COPY_VALUES, m), "MatDuplicate");
+  // Whole element matrices go in; SBAIJ keeps their upper part. (Set after the preallocation:
+  // before it, MPISBAIJ's preallocation from a MATPREALLOCATOR crashes in PETSc 3.18.)
+  check(MatSetOption(*k, MAT_IGNORE_LOWER_TRIANGULAR, PETSC_TRUE), "MatSetOption");
+  check(MatSetOption(*m, MAT_IGNORE_LOWER_TRIANGULAR, PETSC_TRUE), "MatSetOption");
+  check(MatDestroy(pattern.out()), "MatDestroy");
+  Eigen::MatrixXd ke(d, d), me(d, d);
+  for (int e = 0; e < local_elements; ++e) {
+    element_rows(e);
+    TetCorners x;
+    for (int c = 0; c < 4; ++c)
+      for (int i = 0; i < 3; ++i) x(c, i) = nodes[3 * local[per * e + c] + i];
+    if (per == 4) {
+      Eigen::Matrix<double, 12, 12> ks, ms;
+      p1_element_matrices(x, setup.lame_lambda, setup.lame_mu, setup.density, ks, ms);
+      ke = ks;
+      me = ms;
+    } else {
+      Eigen::Matrix<double, 30, 30> ks, ms;
+      p2_element_matrices(x, setup.lame_lambda, setup.lame_mu, setup.density, ks, ms);
+      ke = ks;
+      me = ms;
+    }
+    // Element matrices are symmetric: column-major reads as the row-major PETSc expects.
+    check(MatSetValues(*k, d, rows.data(), d, rows.data(), ke.data(), ADD_VALUES), "MatSetValues");
+    check(MatSetValues(*m, d, rows.data(), d, rows.data(), me.data(), ADD_VALUES), "MatSetValues");
+  }
+  for (Mat* a : {k, m}) {
+    check(MatAssemblyBegin(*a, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
+    check(MatAssemblyEnd(*a, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Every rank: the whole solve. `k`, `m` (compressed lower triangles) and `more` on rank 0 only.
-EigenSolution collective_solve(const SparseMatrix* k, const SparseMatrix* m,
+// Every rank: the whole solve. The problem (`mesh`, `material`, `dof_map` with `free_dofs`
+// rows), `options` and `more` on rank 0 only (nullptr elsewhere).
+EigenSolution collective_solve(const FemMesh* mesh, const Material* material,
+                               const std::vector<int>* dof_map, int free_dofs,
                                const EigenSolveOptions* options,
                                const std::function<int(const EigenSolution&)>* more) {
   const bool root = world_rank() == 0;
   SolveSetup setup;
   if (root) {
-    setup.dof = static_cast<PetscInt>(k->rows());
+    setup.dof = free_dofs;
     setup.count = options->count;
-    setup.same_pattern = same_pattern(*k, *m);
+    setup.nodes = static_cast<int>(mesh->nodes.rows());
+    setup.elements = static_cast<int>(mesh->elements.rows());
+    setup.nodes_per_element = static_cast<int>(mesh->elements.cols());
     setup.shift = options->shift;
     setup.tolerance = options->tolerance;
+    setup.lame_lambda = lame_lambda(*material);
+    setup.lame_mu = lame_mu(*material);
+    setup.density = material->density_kg_m3;
   }
   MPI_Bcast(&setup, sizeof setup, MPI_BYTE, 0, PETSC_COMM_WORLD);
 
@@ -208,8 +263,7 @@ EigenSolution collective_solve(const SparseMatrix* k, const SparseMatrix* m,
   std::optional<SerialThreads> serial;
   if (world_size() > 1) serial.emplace();
   OwnedMat stiffness, mass;
-  distribute_symmetric(k, setup.dof, stiffness.out());
-  distribute_symmetric(m, setup.dof, mass.out());
+  const double assembly_s = assemble_distributed(mesh, dof_map, setup, stiffness.out(), mass.out());
 
   // Shift-and-invert Krylov–Schur on a MUMPS Cholesky factor of K − σM, σ < 0 as the default
   // solver's: K − σM is positive definite with the rigid-body modes, and the eigenvalues nearest
@@ -225,8 +279,7 @@ EigenSolution collective_solve(const SparseMatrix* k, const SparseMatrix* m,
   ST st = nullptr;
   check(EPSGetST(eps, &st), "EPSGetST");
   check(STSetType(st, STSINVERT), "STSetType");
-  check(STSetMatStructure(st, setup.same_pattern ? SAME_NONZERO_PATTERN : DIFFERENT_NONZERO_PATTERN),
-        "STSetMatStructure");
+  check(STSetMatStructure(st, SAME_NONZERO_PATTERN), "STSetMatStructure");  // one preallocation
   KSP ksp = nullptr;
   check(STGetKSP(st, &ksp), "STGetKSP");
   check(KSPSetType(ksp, KSPPREONLY), "KSPSetType");
@@ -240,9 +293,9 @@ EigenSolution collective_solve(const SparseMatrix* k, const SparseMatrix* m,
   check(EPSSetTolerances(eps, setup.tolerance, PETSC_DEFAULT), "EPSSetTolerances");
   check(EPSSetFromOptions(eps), "EPSSetFromOptions");  // PETSC_OPTIONS may tune MUMPS or SLEPc
 
-  OwnedVec x, gathered;
+  OwnedVec x, mx, gathered;
   OwnedScatter to_root;
-  check(MatCreateVecs(stiffness, x.out(), nullptr), "MatCreateVecs");
+  check(MatCreateVecs(stiffness, x.out(), mx.out()), "MatCreateVecs");
   check(VecScatterCreateToZero(x, to_root.out(), gathered.out()), "VecScatterCreateToZero");
 
   EigenSolution out;
@@ -273,6 +326,11 @@ EigenSolution collective_solve(const SparseMatrix* k, const SparseMatrix* m,
       PetscScalar value = 0;
       check(EPSGetEigenpair(eps, i, &value, nullptr, x, nullptr), "EPSGetEigenpair");
       lambda[i] = PetscRealPart(value);
+      // φᵀMφ = 1 (SLEPc's own normalisation, made sure of).
+      PetscScalar norm2 = 0;
+      check(MatMult(mass, x, mx), "MatMult");
+      check(VecDot(x, mx, &norm2), "VecDot");
+      check(VecScale(x, 1.0 / std::sqrt(PetscRealPart(norm2))), "VecScale");
       check(VecScatterBegin(to_root, x, gathered, INSERT_VALUES, SCATTER_FORWARD), "VecScatter");
       check(VecScatterEnd(to_root, x, gathered, INSERT_VALUES, SCATTER_FORWARD), "VecScatter");
       if (root) {
@@ -284,7 +342,7 @@ EigenSolution collective_solve(const SparseMatrix* k, const SparseMatrix* m,
     }
     int next = 0;
     if (root) {
-      // Ascending λ (SLEPc orders by distance to σ, the same here up to ties), φᵀMφ = 1.
+      // Ascending λ (SLEPc orders by distance to σ, the same here up to ties).
       std::vector<int> order(count);
       std::iota(order.begin(), order.end(), 0);
       std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return lambda[a] < lambda[b]; });
@@ -294,8 +352,6 @@ EigenSolution collective_solve(const SparseMatrix* k, const SparseMatrix* m,
         out.eigenvalues[i] = lambda[order[i]];
         out.vectors.col(i) = vectors.col(order[i]);
       }
-      const Eigen::MatrixXd mv = symmetric_times(*m, out.vectors);
-      for (int i = 0; i < count; ++i) out.vectors.col(i) /= std::sqrt(out.vectors.col(i).dot(mv.col(i)));
       progress.update(0.99, fmt::format("{} modes", count));
       try {
         next = (*more && count < setup.dof - 1) ? (*more)(out) : 0;
@@ -313,6 +369,7 @@ EigenSolution collective_solve(const SparseMatrix* k, const SparseMatrix* m,
   out.factorizations = 1;
   out.factorization_s = factorization_s;
   out.operations = solves;
+  out.assembly_s = assembly_s;
   return out;
 }
 
@@ -351,7 +408,7 @@ int serve_parallel_solves() {
         return 0;
       case kSolve:
         try {
-          collective_solve(nullptr, nullptr, nullptr, nullptr);
+          collective_solve(nullptr, nullptr, nullptr, 0, nullptr, nullptr);
         } catch (const PetscFailure& e) {
           // Perhaps this rank's alone, with rank 0 waiting in a collective call: end the job.
           std::fprintf(stderr, "mesh2dsp: error (rank %d): %s\n", world_rank(), e.what());
@@ -393,17 +450,20 @@ void reset_rank_peak_memory() {
   reset_process_peak_memory();
 }
 
-EigenSolution solve_lowest_modes_slepc(const SparseMatrix& k, const SparseMatrix& m,
-                                       const EigenSolveOptions& options,
-                                       const std::function<int(const EigenSolution&)>& more) {
-  const Eigen::Index n = k.rows();
-  if (n == 0 || k.rows() != m.rows()) throw Error("empty or inconsistent FEM system");
+EigenSolution solve_fem_modes_slepc(const FemMesh& mesh, const Material& material,
+                                    const std::vector<int>& dof_map, int free_dofs,
+                                    const EigenSolveOptions& options,
+                                    const std::function<int(const EigenSolution&)>& more) {
+  if (free_dofs == 0 || dof_map.size() != 3 * static_cast<size_t>(mesh.nodes.rows()))
+    throw Error("empty or inconsistent FEM system");
   if (options.shift >= 0) throw Error("internal: the eigen shift must be negative");
   if (options.count < 1) throw Error("internal: no eigenpairs requested");
-  if (options.count >= n)
+  if (options.count >= free_dofs)
     throw Error(fmt::format("{} modes asked of a model with only {} degrees of freedom: ask for "
                             "fewer modes or refine the mesh",
-                            options.count, n));
+                            options.count, free_dofs));
+  validate_material(material);
+  check_element_orientation(mesh);
   if (!g_session) {
     // Called without main()'s session (a library user, a test): SLEPc on this process alone.
     PetscBool started = PETSC_FALSE;
@@ -413,23 +473,9 @@ EigenSolution solve_lowest_modes_slepc(const SparseMatrix& k, const SparseMatrix
       std::atexit([] { SlepcFinalize(); });
     }
   }
-  // The scatter sends the compressed arrays (a copy only when they are not compressed).
-  SparseMatrix k_copy, m_copy;
-  const SparseMatrix* kp = &k;
-  const SparseMatrix* mp = &m;
-  if (!k.isCompressed()) {
-    k_copy = k;
-    k_copy.makeCompressed();
-    kp = &k_copy;
-  }
-  if (!m.isCompressed()) {
-    m_copy = m;
-    m_copy.makeCompressed();
-    mp = &m_copy;
-  }
   command_ranks(kSolve);
   try {
-    return collective_solve(kp, mp, &options, &more);
+    return collective_solve(&mesh, &material, &dof_map, free_dofs, &options, &more);
   } catch (const PetscFailure& e) {
     g_broken = true;
     throw Error(e.what());

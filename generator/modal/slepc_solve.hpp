@@ -2,13 +2,17 @@
 // The eigen solve on PETSc/SLEPc over MPI (`--solver slepc`), for problems that outgrow one
 // machine. Only built with MESH2DSP_HAVE_SLEPC.
 //
-// Rank 0 runs the whole pipeline (reading, meshing, assembly, emission) as without MPI; the
-// other ranks wait in serve_parallel_solves() and join each solve: rank 0 scatters row blocks
-// of K and M, every rank holds its rows of the distributed matrices and its share of MUMPS's
-// factor, SLEPc's Krylov–Schur runs shift-and-invert, and rank 0 gathers the eigenvectors.
+// Rank 0 runs the pipeline (reading, meshing, emission) as without MPI; the other ranks wait in
+// serve_parallel_solves() and join each solve: rank 0 sends every rank the nodes and its block
+// of elements, each rank assembles them into the distributed K and M (its own row block of
+// each), MUMPS factors K − σM with a share of the factor on every rank, SLEPc's Krylov–Schur
+// iterates shift-and-invert, and rank 0 gathers the eigenvectors.
 #include <functional>
+#include <vector>
 
 #include "fem/assembly.hpp"
+#include "fem/fem_mesh.hpp"
+#include "fem/material.hpp"
 #include "modal/eigen_solve.hpp"
 
 namespace mesh2dsp {
@@ -37,12 +41,14 @@ class ParallelSession {
 // Returns the process's exit code. Never prints and never writes files.
 int serve_parallel_solves();
 
-// Rank 0: the same contract as solve_lowest_modes (lowest `count` eigenpairs of K φ = λ M φ for
-// a negative shift σ, φᵀMφ = 1, ascending; `more` may ask for a larger count), on every rank of
-// the session. Without a session it starts SLEPc on one process. Throws Error on failure.
-EigenSolution solve_lowest_modes_slepc(const SparseMatrix& stiffness_lower,
-                                       const SparseMatrix& mass_lower,
-                                       const EigenSolveOptions& options,
-                                       const std::function<int(const EigenSolution&)>& more = {});
+// Rank 0: the contract of solve_lowest_modes (lowest `count` eigenpairs of K φ = λ M φ for a
+// negative shift σ, φᵀMφ = 1, ascending; `more` may ask for a larger count) for the K and M of
+// `mesh` and `material` restricted to the free DOFs (`dof_map`: 3·node + c → row, −1 where
+// clamped, as free_dof_map), assembled and solved on every rank of the session. Without a
+// session it starts SLEPc on this process alone. Throws Error on failure (bad elements too).
+EigenSolution solve_fem_modes_slepc(const FemMesh& mesh, const Material& material,
+                                    const std::vector<int>& dof_map, int free_dofs,
+                                    const EigenSolveOptions& options,
+                                    const std::function<int(const EigenSolution&)>& more = {});
 
 }  // namespace mesh2dsp

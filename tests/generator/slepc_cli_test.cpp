@@ -112,7 +112,7 @@ INSTANTIATE_TEST_SUITE_P(BundledMeshes, SlepcMesh,
                          ::testing::Values("bar", "vibraphone_bar", "plate", "cantilever"));
 
 TEST_F(Slepc, OnlyRankZeroWritesAndSpeaks) {
-  const auto r = run("modes " + source("meshes/bar.obj") + " --modes 6 --solver slepc -o " +
+  const auto r = run("modes " + source("meshes/bar.obj") + " --modes 6 --max-tet-volume 2e-7 --solver slepc -o " +
                          out("bar.modal.json"),
                      2);
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -140,7 +140,7 @@ TEST_F(Slepc, ErrorsOnTwoRanksAreOneMessageAndNoFile) {
 }
 
 TEST_F(Slepc, GenerateTakesTheSolverToo) {
-  const auto r = run("generate " + source("meshes/bar.obj") + " --modes 6 --solver slepc --cpp " +
+  const auto r = run("generate " + source("meshes/bar.obj") + " --modes 6 --max-tet-volume 2e-7 --solver slepc --cpp " +
                          out("bar.hpp"),
                      2);
   ASSERT_EQ(r.exit_code, 0) << r.output;
