@@ -301,8 +301,21 @@ EigenSolution collective_solve(const FemMesh* mesh, const Material* material,
   EigenSolution out;
   double factorization_s = 0;
   int solves = 0;
+  // Eigenvectors of earlier rounds: when `more` asks for more modes, the next round looks only
+  // for the new ones, with the found ones as SLEPc's deflation space (on the same factor).
+  std::vector<Vec> found;
+  struct Release {
+    std::vector<Vec>& v;
+    ~Release() {
+      for (Vec& x : v) VecDestroy(&x);
+    }
+  } release{found};
+  std::vector<double> lambda;
+  Eigen::MatrixXd vectors;  // rank 0: the found eigenvectors, in the order found
   for (int count = setup.count; count > 0;) {
-    check(EPSSetDimensions(eps, count, PETSC_DEFAULT, PETSC_DEFAULT), "EPSSetDimensions");
+    const int have = static_cast<int>(found.size()), wanted = count - have;
+    if (have > 0) check(EPSSetDeflationSpace(eps, have, found.data()), "EPSSetDeflationSpace");
+    check(EPSSetDimensions(eps, wanted, PETSC_DEFAULT, PETSC_DEFAULT), "EPSSetDimensions");
     const auto setup_start = std::chrono::steady_clock::now();
     check(EPSSetUp(eps), "EPSSetUp (the MUMPS factorization of K - shift M)");
     factorization_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
@@ -315,28 +328,30 @@ EigenSolution collective_solve(const FemMesh* mesh, const Material* material,
     PetscInt converged = 0;
     check(EPSGetConverged(eps, &converged), "EPSGetConverged");
     // The same number on every rank, so every rank throws (and the session stays usable).
-    if (converged < count)
+    if (converged < wanted)
       throw Error(fmt::format("the SLEPc eigen solver did not converge ({} of {} modes; {} "
                               "degrees of freedom)",
-                              converged, count, setup.dof));
-    std::vector<double> lambda(count);
-    Eigen::MatrixXd vectors;
-    if (root) vectors.resize(setup.dof, count);
-    for (int i = 0; i < count; ++i) {
+                              have + converged, count, setup.dof));
+    if (root) vectors.conservativeResize(setup.dof, count);
+    for (int i = 0; i < wanted; ++i) {
       PetscScalar value = 0;
       check(EPSGetEigenpair(eps, i, &value, nullptr, x, nullptr), "EPSGetEigenpair");
-      lambda[i] = PetscRealPart(value);
+      lambda.push_back(PetscRealPart(value));
       // φᵀMφ = 1 (SLEPc's own normalisation, made sure of).
       PetscScalar norm2 = 0;
       check(MatMult(mass, x, mx), "MatMult");
       check(VecDot(x, mx, &norm2), "VecDot");
       check(VecScale(x, 1.0 / std::sqrt(PetscRealPart(norm2))), "VecScale");
+      Vec kept = nullptr;
+      check(VecDuplicate(x, &kept), "VecDuplicate");
+      found.push_back(kept);
+      check(VecCopy(x, kept), "VecCopy");
       check(VecScatterBegin(to_root, x, gathered, INSERT_VALUES, SCATTER_FORWARD), "VecScatter");
       check(VecScatterEnd(to_root, x, gathered, INSERT_VALUES, SCATTER_FORWARD), "VecScatter");
       if (root) {
         const PetscScalar* a = nullptr;
         check(VecGetArrayRead(gathered, &a), "VecGetArrayRead");
-        std::copy(a, a + setup.dof, vectors.col(i).data());
+        std::copy(a, a + setup.dof, vectors.col(have + i).data());
         check(VecRestoreArrayRead(gathered, &a), "VecRestoreArrayRead");
       }
     }
