@@ -99,6 +99,13 @@ RowBlock rows_of(PetscInt n, int rank, int size) {
   return b;
 }
 
+// The rank whose block (rows_of) holds `row`.
+int owner_of_row(PetscInt row, PetscInt n, int size) {
+  const PetscInt base = n / size, extra = n % size;
+  return row < (base + 1) * extra ? static_cast<int>(row / (base + 1))
+                                  : static_cast<int>(extra + (row - (base + 1) * extra) / base);
+}
+
 // Owns one PETSc object (the C API's destroy functions take a pointer to the handle).
 template <class T, PetscErrorCode (*Destroy)(T*)>
 struct Owned {
@@ -127,13 +134,13 @@ struct SolveSetup {
 };
 
 // K and M assembled by the ranks between them, as MPISBAIJ (upper triangles: half the memory of
-// AIJ). Every rank receives the node coordinates and the free-DOF numbering (36 bytes a node,
-// small next to its share of the matrices) and its block of elements; an element goes to the
-// rank owning the row of its first free DOF, so most of what it adds lands in that rank's own
-// rows (PETSc sends the rest at assembly). The pattern comes from a first pass through a
+// AIJ). Every rank receives the node coordinates and the row numbering (36 bytes a node, small
+// next to its share of the matrices) and its block of elements; an element goes to the rank
+// owning most of its rows, so most of what it adds lands in that rank's own rows (PETSc sends
+// the rest at assembly). `row_of_dof` (rank 0) receives the PETSc row of each free DOF. The pattern comes from a first pass through a
 // MATPREALLOCATOR, so the matrices are allocated once, exactly, and K and M share it.
 double assemble_distributed(const FemMesh* mesh, const std::vector<int>* dof_map,
-                            const SolveSetup& setup, Mat* k, Mat* m) {
+                            const SolveSetup& setup, Mat* k, Mat* m, std::vector<int>* row_of_dof) {
   const auto start = std::chrono::steady_clock::now();
   const int rank = world_rank(), size = world_size();
   const RowBlock mine = rows_of(setup.dof, rank, size);
@@ -146,17 +153,33 @@ double assemble_distributed(const FemMesh* mesh, const std::vector<int>* dof_map
   if (rank == 0) {
     for (int i = 0; i < setup.nodes; ++i)
       for (int c = 0; c < 3; ++c) nodes[3 * i + c] = mesh->nodes(i, c);
-    dofs = *dof_map;
+    // Rows numbered along the object's longest axis, so that each rank's block of rows is a
+    // slab of the object and only the slabs' faces couple ranks (the mesher's numbering puts
+    // all P2 corner nodes before the edge nodes: contiguous blocks of it are scattered through
+    // the whole object). A geometric partition, simpler than a graph partitioner.
+    Eigen::Index axis = 0;
+    (mesh->nodes.colwise().maxCoeff() - mesh->nodes.colwise().minCoeff()).maxCoeff(&axis);
+    std::vector<int> node_of_dof(setup.dof), order(setup.dof);
+    for (size_t full = 0; full < dof_map->size(); ++full)
+      if ((*dof_map)[full] >= 0) node_of_dof[(*dof_map)[full]] = static_cast<int>(full / 3);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return mesh->nodes(node_of_dof[a], axis) < mesh->nodes(node_of_dof[b], axis);
+    });
+    row_of_dof->assign(setup.dof, 0);
+    for (int row = 0; row < static_cast<int>(setup.dof); ++row) (*row_of_dof)[order[row]] = row;
+    for (size_t full = 0; full < dof_map->size(); ++full)
+      dofs[full] = (*dof_map)[full] >= 0 ? (*row_of_dof)[(*dof_map)[full]] : -1;
+    // Each element to the rank owning most of its rows.
     std::vector<std::vector<int>> by_rank(size);
+    std::vector<int> votes(size);
     for (int t = 0; t < setup.elements; ++t) {
-      int first = -1;
-      for (int a = 0; a < per && first < 0; ++a)
-        for (int c = 0; c < 3 && first < 0; ++c) first = dofs[3 * mesh->elements(t, a) + c];
-      if (first < 0) continue;  // every node clamped: adds nothing
-      const PetscInt base = setup.dof / size, extra = setup.dof % size;
-      // The rank whose block (rows_of) holds row `first`.
-      const int owner = first < (base + 1) * extra ? static_cast<int>(first / (base + 1))
-                                                   : static_cast<int>(extra + (first - (base + 1) * extra) / base);
+      std::fill(votes.begin(), votes.end(), 0);
+      for (int a = 0; a < per; ++a)
+        for (int c = 0; c < 3; ++c)
+          if (const int row = dofs[3 * mesh->elements(t, a) + c]; row >= 0) ++votes[owner_of_row(row, setup.dof, size)];
+      const int owner = static_cast<int>(std::max_element(votes.begin(), votes.end()) - votes.begin());
+      if (votes[owner] == 0) continue;  // every node clamped: adds nothing
       for (int a = 0; a < per; ++a) by_rank[owner].push_back(mesh->elements(t, a));
     }
     for (int r = 0; r < size; ++r) {
@@ -263,7 +286,9 @@ EigenSolution collective_solve(const FemMesh* mesh, const Material* material,
   std::optional<SerialThreads> serial;
   if (world_size() > 1) serial.emplace();
   OwnedMat stiffness, mass;
-  const double assembly_s = assemble_distributed(mesh, dof_map, setup, stiffness.out(), mass.out());
+  std::vector<int> row_of_dof;  // rank 0
+  const double assembly_s =
+      assemble_distributed(mesh, dof_map, setup, stiffness.out(), mass.out(), &row_of_dof);
 
   // Shift-and-invert Krylov–Schur on a MUMPS Cholesky factor of K − σM, σ < 0 as the default
   // solver's: K − σM is positive definite with the rigid-body modes, and the eigenvalues nearest
@@ -351,7 +376,7 @@ EigenSolution collective_solve(const FemMesh* mesh, const Material* material,
       if (root) {
         const PetscScalar* a = nullptr;
         check(VecGetArrayRead(gathered, &a), "VecGetArrayRead");
-        std::copy(a, a + setup.dof, vectors.col(have + i).data());
+        for (PetscInt f = 0; f < setup.dof; ++f) vectors(f, have + i) = a[row_of_dof[f]];
         check(VecRestoreArrayRead(gathered, &a), "VecRestoreArrayRead");
       }
     }
