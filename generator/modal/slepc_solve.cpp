@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <numeric>
 #include <optional>
 #include <string_view>
@@ -137,8 +136,9 @@ struct SolveSetup {
 // AIJ). Every rank receives the node coordinates and the row numbering (36 bytes a node, small
 // next to its share of the matrices) and its block of elements; an element goes to the rank
 // owning most of its rows, so most of what it adds lands in that rank's own rows (PETSc sends
-// the rest at assembly). `row_of_dof` (rank 0) receives the PETSc row of each free DOF. The pattern comes from a first pass through a
-// MATPREALLOCATOR, so the matrices are allocated once, exactly, and K and M share it.
+// the rest at assembly). The pattern comes from a first pass through a MATPREALLOCATOR, so the
+// matrices are allocated once, exactly, and K and M share it. `row_of_dof` (rank 0) receives
+// the PETSc row of each free DOF.
 double assemble_distributed(const FemMesh* mesh, const std::vector<int>* dof_map,
                             const SolveSetup& setup, Mat* k, Mat* m, std::vector<int>* row_of_dof) {
   const auto start = std::chrono::steady_clock::now();
@@ -177,7 +177,8 @@ double assemble_distributed(const FemMesh* mesh, const std::vector<int>* dof_map
       std::fill(votes.begin(), votes.end(), 0);
       for (int a = 0; a < per; ++a)
         for (int c = 0; c < 3; ++c)
-          if (const int row = dofs[3 * mesh->elements(t, a) + c]; row >= 0) ++votes[owner_of_row(row, setup.dof, size)];
+          if (const int row = dofs[3 * mesh->elements(t, a) + c]; row >= 0)
+            ++votes[owner_of_row(row, setup.dof, size)];
       const int owner = static_cast<int>(std::max_element(votes.begin(), votes.end()) - votes.begin());
       if (votes[owner] == 0) continue;  // every node clamped: adds nothing
       for (int a = 0; a < per; ++a) by_rank[owner].push_back(mesh->elements(t, a));
