@@ -11,11 +11,13 @@
 #include <cstdlib>
 #include <numeric>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
 #include "fem/elements.hpp"
+#include "modal/memory_estimate.hpp"
 #include "modal/rank_memory.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
@@ -130,7 +132,50 @@ struct SolveSetup {
   int nodes = 0, elements = 0, nodes_per_element = 0;
   double shift = 0, tolerance = 0;
   double lame_lambda = 0, lame_mu = 0, density = 0;
+  double memory_limit_bytes = 0;  // --max-memory: per rank; 0: the node's available memory
 };
+
+// MUMPS's working memory per rank is capped (ICNTL(23)) at this rank's share of what its node
+// has free (or --max-memory), so a factorization that cannot fit stops after MUMPS's analysis
+// with its estimate, before allocating, instead of dying in the middle. A user's own
+// -st_mat_mumps_icntl_23 wins.
+void cap_factor_memory(double limit_bytes) {
+  PetscBool given = PETSC_FALSE;
+  check(PetscOptionsHasName(nullptr, nullptr, "-st_mat_mumps_icntl_23", &given), "PetscOptionsHasName");
+  if (given) return;
+  if (!(limit_bytes > 0)) {
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int ranks_here = 1;
+    MPI_Comm_size(node, &ranks_here);
+    MPI_Comm_free(&node);
+    // The matrices, the Krylov basis and rank 0's mesh need the rest.
+    limit_bytes = 0.8 * available_memory_bytes() / ranks_here;
+  }
+  const long mb = static_cast<long>(limit_bytes / (1 << 20));
+  if (mb > 0)
+    check(PetscOptionsSetValue(nullptr, "-st_mat_mumps_icntl_23", std::to_string(mb).c_str()),
+          "PetscOptionsSetValue");
+}
+
+// After a failed EPSSetUp: MUMPS's memory errors (the same on every rank) as one Error saying
+// what it needs; anything else as the PETSc failure it is.
+void check_factorization(PetscErrorCode code, PC pc) {
+  if (code == 0) return;
+  Mat factor = nullptr;
+  PetscInt status = 0, needed_mb = 0, cap_mb = 0;
+  if (PCFactorGetMatrix(pc, &factor) == 0 && factor && MatMumpsGetInfog(factor, 1, &status) == 0 &&
+      (status == -19 || status == -9 || status == -13)) {
+    MatMumpsGetInfog(factor, 16, &needed_mb);  // estimate, most demanding rank
+    MatMumpsGetIcntl(factor, 23, &cap_mb);
+    throw Error(fmt::format(
+        "the factorization needs about {} MB on a rank (MUMPS's estimate), more than the {} MB "
+        "a rank may use here: run on more ranks or nodes, coarsen the mesh (--max-tet-volume), "
+        "or allow more with --max-memory (per rank)",
+        needed_mb, cap_mb));
+  }
+  check(code, "EPSSetUp (the MUMPS factorization of K - shift M)");
+}
 
 // K and M assembled by the ranks between them, as MPISBAIJ (upper triangles: half the memory of
 // AIJ). Every rank receives the node coordinates and the row numbering (36 bytes a node, small
@@ -277,6 +322,7 @@ EigenSolution collective_solve(const FemMesh* mesh, const Material* material,
     setup.lame_lambda = lame_lambda(*material);
     setup.lame_mu = lame_mu(*material);
     setup.density = material->density_kg_m3;
+    setup.memory_limit_bytes = options->memory_limit_bytes;
   }
   MPI_Bcast(&setup, sizeof setup, MPI_BYTE, 0, PETSC_COMM_WORLD);
 
@@ -317,6 +363,7 @@ EigenSolution collective_solve(const FemMesh* mesh, const Material* material,
   check(EPSSetWhichEigenpairs(eps, EPS_TARGET_MAGNITUDE), "EPSSetWhichEigenpairs");
   // The default solver's criterion: residual relative to |θ| of the shift-inverted problem.
   check(EPSSetTolerances(eps, setup.tolerance, PETSC_DEFAULT), "EPSSetTolerances");
+  cap_factor_memory(setup.memory_limit_bytes);
   check(EPSSetFromOptions(eps), "EPSSetFromOptions");  // PETSC_OPTIONS may tune MUMPS or SLEPc
 
   OwnedVec x, mx, gathered;
@@ -343,7 +390,7 @@ EigenSolution collective_solve(const FemMesh* mesh, const Material* material,
     if (have > 0) check(EPSSetDeflationSpace(eps, have, found.data()), "EPSSetDeflationSpace");
     check(EPSSetDimensions(eps, wanted, PETSC_DEFAULT, PETSC_DEFAULT), "EPSSetDimensions");
     const auto setup_start = std::chrono::steady_clock::now();
-    check(EPSSetUp(eps), "EPSSetUp (the MUMPS factorization of K - shift M)");
+    check_factorization(EPSSetUp(eps), pc);
     factorization_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
     {
       std::optional<SerialThreads> serial_iteration;

@@ -139,6 +139,19 @@ TEST_F(Slepc, ErrorsOnTwoRanksAreOneMessageAndNoFile) {
   EXPECT_TRUE(fs::is_empty(dir));
 }
 
+TEST_F(Slepc, TooLittleMemoryStopsBeforeFactorizing) {
+  // --max-memory is per rank: MUMPS's analysis estimates the factor and refuses before
+  // allocating it; every rank sees the same refusal, rank 0 reports it once.
+  const auto r = run("modes " + source("meshes/bar.obj") + " --modes 6 --max-tet-volume 2e-7 "
+                     "--max-memory 2M --solver slepc -o " + out("x.modal.json"),
+                     2);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("MUMPS's estimate"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("mesh2dsp: error", r.output.find("mesh2dsp: error") + 1), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("MPI_ABORT"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::is_empty(dir));
+}
+
 TEST_F(Slepc, GenerateTakesTheSolverToo) {
   const auto r = run("generate " + source("meshes/bar.obj") + " --modes 6 --max-tet-volume 2e-7 --solver slepc --cpp " +
                          out("bar.hpp"),
