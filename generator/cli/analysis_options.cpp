@@ -71,7 +71,8 @@ void add_analysis_options(CLI::App& c, AnalysisOptions& o) {
   c.add_option("--name", o.name, "model name (default: the mesh file's stem)");
   c.add_option_function<std::string>(
       "--max-memory", [&o](const std::string& text) { o.max_memory_bytes = parse_memory_size(text); },
-      "memory the eigen solve may use (e.g. 2G, 500M, bytes; default: what the machine has free)");
+      "memory the eigen solve may use (e.g. 2G, 500M, bytes; default: what the machine has free; "
+      "per rank with --solver slepc)");
 }
 
 void add_solver_option(CLI::App& c, std::string& solver) {
