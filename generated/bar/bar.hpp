@@ -31,7 +31,7 @@
  * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
  * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
  * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
- * Levels: every gain carries the normalisation 0.22972931739693253 (1 / the largest sum of |gains|
+ * Levels: every gain carries the normalisation 0.22972931739686467 (1 / the largest sum of |gains|
  * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
  * by the gain (default 0.5) and the level BAR_LEVEL, chosen so a default strike
  * (point 2, the loudest, hardness 0.8) peaks near -6 dBFS and the same strike at
@@ -117,7 +117,7 @@ static const int bar_triangle[12][3] = { {0, 6, 2}, {0, 2, 7}, {0, 3, 6}, {0, 7,
 
 /* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
 static const float bar_excite[BAR_POINTS * BAR_MODES] = {
-1.7639898e-07f, 0.059676625f, -1.5088757e-06f, 0.09460532f, 7.056635e-05f, 2.3329471e-06f, 0.12192685f, -0.57070595f, -4.9600505e-05f, -7.108566e-06f, 0.14409418f, 3.9544128e-05f, -9.528137e-05f, 0.1633376f, -0.57193524f, -8.4456e-05f, 0.00025250347f, -5.048139e-07f, -0.059683666f, -2.9760972e-06f, 0.09464872f, 0.00010283432f, -1.2097772e-05f, -0.1220652f, -0.5707054f, 0.00018393132f, -2.3248615e-05f, 0.14437579f, -6.84048e-06f, -0.00036415557f, -0.16381837f, 0.57192886f, 1.6490267e-07f, -0.0006839055f, 0.48386124f, -0.0021935124f, 1.450896e-05f, -1.2550176e-05f, 0.000102443606f, -0.5539824f, 0.00828208f, 0.017313534f, -0.2744148f, 0.000552818f, -5.811394e-05f, 0.5292293f, 0.0014267262f, -0.015948303f, -2.4100127e-05f, 0.00051656825f, -0.27519816f, -0.12572585f, 0.001316927f, 0.4892268f, 0.0053151827f, -0.18362428f, -0.4351894f, 0.007582165f, 0.012865671f, -0.028314985f, 0.070868395f, 0.0021458678f, 0.34200728f, -0.22172225f, -0.010286563f, 0.034393616f, -0.5248622f, 0.26866186f, -0.12573017f, 0.0013131048f, -0.48921534f, -0.0053152624f, 0.18335229f, -0.43523827f, 0.0075880466f, 0.012865109f, -0.02867776f, -0.07064387f, -0.0023163685f, 0.34129965f, 0.22329265f, -0.009878104f, -0.034418587f, 0.5245321f, 0.2701431f, -8.904287e-06f, -0.307895f, -4.5781166e-05f, -0.002396885f, -2.1757472e-05f, -0.00010589359f, 0.23987746f, 0.01062679f, -9.995979e-05f, -0.00013587924f, -0.39644745f, -0.00012867177f, 2.6803811e-05f, 0.45875746f, -0.038916726f, 0.00015424182f, -2.5624717e-05f, -0.30988225f, 0.00044993905f, -0.003614182f, 0.002413908f, 0.25042865f, 0.24916793f, 0.007045744f, 0.007042743f, -0.18402638f, -0.41209114f, 0.012983622f, 0.47851548f, -0.08281621f, 0.01844699f, 0.025755174f, -0.44587103f, -0.032070745f, -4.2974702e-06f, 0.3560965f, -1.7067643e-05f, 0.45436382f, 0.00024669673f, 7.883292e-05f, -0.06889198f, 0.023872038f, -3.5056855e-05f, -5.783732e-05f, -0.5073644f, -0.00028619307f, -0.0003194213f, -0.34973437f, 0.03908397f, 0.00045560993f, 0.00013497115f
+1.7639896e-07f, 0.059676625f, -1.5088757e-06f, 0.09460532f, 7.056635e-05f, 2.3329471e-06f, 0.12192685f, -0.57070595f, -4.9600505e-05f, -7.108566e-06f, 0.14409418f, 3.9544128e-05f, -9.528138e-05f, 0.1633376f, -0.57193524f, -8.4456e-05f, 0.00025250347f, -5.048139e-07f, -0.059683666f, -2.9760972e-06f, 0.09464872f, 0.00010283432f, -1.2097772e-05f, -0.1220652f, -0.5707054f, 0.00018393132f, -2.3248615e-05f, 0.14437579f, -6.84048e-06f, -0.00036415557f, -0.16381837f, 0.57192886f, 1.6490269e-07f, -0.0006839055f, 0.48386124f, -0.0021935124f, 1.450896e-05f, -1.2550176e-05f, 0.000102443606f, -0.5539824f, 0.00828208f, 0.017313534f, -0.2744148f, 0.000552818f, -5.811394e-05f, 0.5292293f, 0.0014267262f, -0.015948303f, -2.4100127e-05f, 0.00051656825f, -0.27519816f, -0.12572585f, 0.001316927f, 0.4892268f, 0.0053151827f, -0.18362428f, -0.4351894f, 0.007582165f, 0.012865671f, -0.028314985f, 0.070868395f, 0.0021458678f, 0.34200728f, -0.22172225f, -0.010286563f, 0.034393616f, -0.5248622f, 0.26866186f, -0.12573017f, 0.0013131048f, -0.48921534f, -0.0053152624f, 0.18335229f, -0.43523827f, 0.0075880466f, 0.012865109f, -0.02867776f, -0.07064387f, -0.0023163685f, 0.34129965f, 0.22329265f, -0.009878104f, -0.034418587f, 0.5245321f, 0.2701431f, -8.904287e-06f, -0.307895f, -4.5781166e-05f, -0.002396885f, -2.1757472e-05f, -0.00010589359f, 0.23987746f, 0.01062679f, -9.995979e-05f, -0.00013587924f, -0.39644745f, -0.00012867177f, 2.680381e-05f, 0.45875746f, -0.038916726f, 0.00015424182f, -2.5624715e-05f, -0.30988225f, 0.00044993905f, -0.003614182f, 0.002413908f, 0.25042865f, 0.24916793f, 0.007045744f, 0.007042743f, -0.18402638f, -0.41209114f, 0.012983622f, 0.47851548f, -0.08281621f, 0.01844699f, 0.025755174f, -0.44587103f, -0.032070745f, -4.2974702e-06f, 0.3560965f, -1.7067643e-05f, 0.45436382f, 0.00024669673f, 7.883292e-05f, -0.06889198f, 0.023872038f, -3.5056855e-05f, -5.783732e-05f, -0.5073644f, -0.00028619307f, -0.0003194213f, -0.34973437f, 0.03908397f, 0.00045560993f, 0.00013497115f
 };
 /* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
  * whose pickup is the interpolated shape at the contact). */
@@ -131,9 +131,10 @@ static const float bar_delay_s[BAR_OUTPUTS] = { 0.0f };
 
 typedef struct {
   float sample_rate_hz, inv_sample_rate;
-  /* Latched at the strike, like the Faust instrument's ba.sAndH(rise(gate)): set by the setters,
-   * taken over at the next strike (or by bar_apply for effect use), because changing them
-   * while the object rings would click. */
+  /* Set by the setters. The fundamental and T60 scale are taken over at the start of the next
+   * process call (Faust's control rate: the coupled-form state is kept, so a ringing object bends
+   * without a click); hardness and point at the next strike, like the Faust instrument's
+   * ba.sAndH(rise(gate)) (or by bar_apply for effect use). */
   float fundamental_hz, t60_scale, hardness, point;
   float next_fundamental_hz, next_t60_scale, next_hardness, next_point;
   /* Continuous controls, smoothed by a 10 ms one-pole (Faust si.smooth(ba.tau2pole(0.01))). */
@@ -244,7 +245,7 @@ BAR_INLINE int bar_retunes(const bar_state* s) {
   return s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
 }
 
-/* Takes over the held parameters (fundamental, T60 scale, hardness, excitation point) now. */
+/* Takes over the set parameters (fundamental, T60 scale, hardness, excitation point) now. */
 BAR_INLINE void bar_apply(bar_state* s) {
   const int changed = bar_retunes(s);
   s->fundamental_hz = s->next_fundamental_hz;
@@ -547,6 +548,11 @@ BAR_INLINE void bar_run_modes(bar_state* s, int m0, int m1, int moving) {
  * outs: OUTPUTS buffers. */
 BAR_INLINE void bar_process(bar_state* s, const float* in, float* const* outs, int n) {
   int done = 0;
+  if (bar_retunes(s)) {  /* the fundamental and T60 scale act per call, as Faust's sliders */
+    s->fundamental_hz = s->next_fundamental_hz;
+    s->t60_scale = s->next_t60_scale;
+    bar_compute_coefficients(s);
+  }
   while (done < n) {
     int count = n - done < BAR_BLOCK ? n - done : BAR_BLOCK;
     int m, l, j, start;
@@ -558,12 +564,6 @@ BAR_INLINE void bar_process(bar_state* s, const float* in, float* const* outs, i
         bar_apply(s);
       }
       if (s->strike_pending) {
-        /* A strike that retunes starts a new block, so the new coefficients take effect on its
-         * own sample, not at the start of this block. */
-        if (m > 0 && bar_retunes(s)) {
-          count = m;
-          break;
-        }
         s->strike_pending = 0;
         bar_apply(s);
         trig = 1;
@@ -638,9 +638,10 @@ class Bar {
 
   void prepare(float sample_rate_hz) { bar_prepare(&state_, sample_rate_hz); }
   void reset() { bar_reset(&state_); }
-  // Held per strike (take effect at the next strike, or at apply()).
+  // From the next process() call on.
   void setFundamental(float hz) { bar_set_fundamental(&state_, hz); }
   void setT60Scale(float scale) { bar_set_t60_scale(&state_, scale); }
+  // Held per strike (take effect at the next strike, or at apply()).
   void setHardness(float hardness) { bar_set_hardness(&state_, hardness); }
   void setExcitationPoint(int point) { bar_set_excitation_point(&state_, point); }
   void apply() { bar_apply(&state_); }

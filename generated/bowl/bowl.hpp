@@ -31,7 +31,7 @@
  * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
  * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
  * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
- * Levels: every gain carries the normalisation 0.01810935090667935 (1 / the largest sum of |gains|
+ * Levels: every gain carries the normalisation 0.018109350906674416 (1 / the largest sum of |gains|
  * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
  * by the gain (default 0.5) and the level BOWL_LEVEL, chosen so a default strike
  * (point 2, the loudest, hardness 0.8) peaks near -6 dBFS and the same strike at
@@ -117,7 +117,7 @@ static const int bowl_triangle[12][3] = { {0, 1, 2}, {0, 3, 1}, {0, 2, 5}, {0, 4
 
 /* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
 static const float bowl_excite[BOWL_POINTS * BOWL_MODES] = {
-0.21194103f, -0.18842782f, 0.048624452f, -0.32699892f, 0.15887997f, 0.31363216f, -0.31333977f, -0.17875884f, 0.1252176f, 0.11146161f, 0.21677539f, 0.19403006f, -0.0052225757f, -0.23209211f, -0.3407361f, -0.13240705f, 0.1042838f, 0.15042086f, -0.059140135f, -0.15078743f, -0.07511824f, -0.027519051f, 0.100472905f, -0.1339842f, 0.07362222f, 0.072238274f, 0.12654848f, 0.34808016f, 0.1150547f, 0.21199039f, -0.18843344f, -0.048715882f, 0.3270548f, 0.15892126f, 0.3137696f, 0.3136503f, 0.17860723f, 0.12518443f, -0.11147623f, -0.21679538f, 0.1941119f, -0.005320485f, -0.23211196f, -0.34033832f, -0.1324309f, -0.104258366f, -0.15043382f, 0.05924747f, 0.15117915f, -0.075102665f, -0.027510403f, 0.10050014f, -0.13388354f, 0.073909834f, 0.07247253f, 0.12607111f, -0.34809023f, -0.11452796f, -0.21198936f, 0.18842386f, 0.32702282f, 0.048740055f, 0.15905821f, 0.3136922f, 0.17853324f, -0.31394306f, 0.12518527f, 0.2167442f, -0.11143807f, -0.19408119f, 0.0051125186f, -0.23209509f, 0.34089267f, 0.13289528f, 0.15037343f, -0.1047074f, 0.15049385f, -0.05962195f, 0.07508125f, 0.0275133f, 0.100967854f, 0.13481677f, -0.073446415f, 0.07212676f, 0.12571816f, 0.11454717f, -0.3486204f, -0.21196589f, 0.18846665f, -0.32711136f, -0.048606094f, 0.15877363f, 0.3138801f, -0.17897117f, 0.31352174f, 0.12518406f, -0.2167945f, 0.11146641f, -0.19418487f, 0.0051536565f, -0.23204754f, 0.3406881f, 0.13248527f, -0.15036409f, 0.10470106f, -0.15050796f, 0.05948077f, 0.07512362f, 0.027505599f, 0.100625664f, 0.13502723f, -0.0733921f, 0.07058457f, 0.12584096f, -0.11491451f, 0.34896645f, -1.5033455e-06f, -7.16606e-07f, -3.884931e-07f, -6.3569345e-08f, -7.700107e-07f, 4.6953405e-06f, -2.0549742e-06f, -2.4111607e-06f, -0.31716403f, 3.077672e-05f, 2.3478007e-05f, -3.6326906e-05f, -4.1356463e-05f, -0.28566378f, -4.0619598e-05f, 3.305134e-05f, -6.4466796e-05f, -8.020626e-05f, 8.803419e-06f, 1.9944613e-05f, 3.1256517e-05f, 3.576502e-05f, -0.4909153f, 9.313164e-05f, -0.0009255877f, -0.0019854004f, 0.0007907613f, 5.259835e-05f, -0.00022390905f, -0.06627204f, -0.08375235f, -0.062420968f, 0.03848911f, -0.030158984f, -0.045987263f, 0.017917464f, 0.042359307f, 0.09482131f, -0.15239784f, -0.053760014f, -0.0070662424f, 0.26503283f, 0.122620426f, 0.02069873f, -0.03572552f, -0.15873255f, -0.033038285f, 0.1416349f, -0.26397854f, -0.0057334583f, 0.01321933f, 0.019083537f, 0.028767942f, 0.046150405f, 0.17599483f, 0.24634941f, 0.02942982f, -0.021169104f, 0.06626751f, 0.08374258f, -0.038448382f, -0.06236957f, -0.030102085f, -0.04587084f, -0.04211949f, 0.017929133f, 0.09482273f, -0.053766556f, 0.15237488f, 0.007218454f, -0.2650723f, 0.12276524f, -0.02072474f, 0.03530704f, -0.032468673f, 0.15830415f, 0.26457f, 0.14200358f, 0.005690179f, -0.013212515f, 0.018975938f, -0.026676308f, -0.046442695f, 0.17679392f, 0.24636136f, -0.021722976f, -0.028959533f, -0.06626764f, -0.08373026f, 0.062336348f, -0.03846285f, -0.030030308f, -0.04586374f, -0.017832257f, -0.04206487f, 0.09490427f, 0.1523789f, 0.053778123f, -0.007261742f, 0.26518255f, 0.1227f, 0.020643983f, -0.035172116f, 0.15900868f, 0.033262115f, -0.14209613f, 0.2641318f, -0.005741844f, 0.013224714f, 0.018771524f, 0.029140722f, 0.046311878f, 0.1765385f, 0.246028f, -0.02921367f, 0.021514686f
+0.21194103f, -0.18842782f, 0.048624452f, -0.32699892f, 0.15887997f, 0.31363216f, -0.31333977f, -0.17875884f, 0.1252176f, 0.11146161f, 0.21677539f, 0.19403006f, -0.0052225757f, -0.23209211f, -0.3407361f, -0.13240705f, 0.1042838f, 0.15042086f, -0.059140135f, -0.15078743f, -0.07511824f, -0.027519051f, 0.100472905f, -0.1339842f, 0.07362222f, 0.072238274f, 0.12654848f, 0.34808016f, 0.1150547f, 0.21199039f, -0.18843344f, -0.048715882f, 0.3270548f, 0.15892126f, 0.3137696f, 0.3136503f, 0.17860723f, 0.12518443f, -0.11147623f, -0.21679538f, 0.1941119f, -0.005320485f, -0.23211196f, -0.34033832f, -0.1324309f, -0.104258366f, -0.15043382f, 0.05924747f, 0.15117915f, -0.075102665f, -0.027510403f, 0.10050014f, -0.13388354f, 0.073909834f, 0.07247253f, 0.12607111f, -0.34809023f, -0.11452796f, -0.21198936f, 0.18842386f, 0.32702282f, 0.048740055f, 0.15905821f, 0.3136922f, 0.17853324f, -0.31394306f, 0.12518527f, 0.2167442f, -0.11143807f, -0.19408119f, 0.0051125186f, -0.23209509f, 0.34089267f, 0.13289528f, 0.15037343f, -0.1047074f, 0.15049385f, -0.05962195f, 0.07508125f, 0.0275133f, 0.100967854f, 0.13481677f, -0.073446415f, 0.07212676f, 0.12571816f, 0.11454717f, -0.3486204f, -0.21196589f, 0.18846665f, -0.32711136f, -0.048606094f, 0.15877363f, 0.3138801f, -0.17897117f, 0.31352174f, 0.12518406f, -0.2167945f, 0.11146641f, -0.19418487f, 0.005153656f, -0.23204754f, 0.3406881f, 0.13248527f, -0.15036409f, 0.10470106f, -0.15050796f, 0.05948077f, 0.07512362f, 0.027505599f, 0.100625664f, 0.13502723f, -0.0733921f, 0.07058457f, 0.12584096f, -0.11491451f, 0.34896645f, -1.5033455e-06f, -7.16606e-07f, -3.884931e-07f, -6.3569345e-08f, -7.700107e-07f, 4.6953405e-06f, -2.0549744e-06f, -2.411161e-06f, -0.31716403f, 3.077672e-05f, 2.3478007e-05f, -3.6326906e-05f, -4.1356463e-05f, -0.28566378f, -4.0619598e-05f, 3.305134e-05f, -6.4466796e-05f, -8.020626e-05f, 8.803419e-06f, 1.9944613e-05f, 3.1256517e-05f, 3.576502e-05f, -0.4909153f, 9.313164e-05f, -0.0009255877f, -0.0019854004f, 0.0007907613f, 5.259835e-05f, -0.00022390905f, -0.06627204f, -0.08375235f, -0.062420968f, 0.03848911f, -0.030158984f, -0.045987263f, 0.017917464f, 0.042359307f, 0.09482131f, -0.15239784f, -0.053760014f, -0.0070662424f, 0.26503283f, 0.122620426f, 0.02069873f, -0.03572552f, -0.15873255f, -0.033038285f, 0.1416349f, -0.26397854f, -0.0057334583f, 0.01321933f, 0.019083537f, 0.028767942f, 0.046150405f, 0.17599483f, 0.24634941f, 0.02942982f, -0.021169104f, 0.06626751f, 0.08374258f, -0.038448382f, -0.06236957f, -0.030102085f, -0.04587084f, -0.04211949f, 0.017929133f, 0.09482273f, -0.053766556f, 0.15237488f, 0.007218454f, -0.2650723f, 0.12276524f, -0.02072474f, 0.03530704f, -0.032468673f, 0.15830415f, 0.26457f, 0.14200358f, 0.005690179f, -0.013212515f, 0.018975938f, -0.026676308f, -0.046442695f, 0.17679392f, 0.24636136f, -0.021722976f, -0.028959533f, -0.06626764f, -0.08373026f, 0.062336348f, -0.03846285f, -0.030030308f, -0.04586374f, -0.017832257f, -0.04206487f, 0.09490427f, 0.1523789f, 0.053778123f, -0.007261742f, 0.26518255f, 0.1227f, 0.020643983f, -0.035172116f, 0.15900868f, 0.033262115f, -0.14209613f, 0.2641318f, -0.005741844f, 0.013224714f, 0.018771524f, 0.029140722f, 0.046311878f, 0.1765385f, 0.246028f, -0.02921367f, 0.021514686f
 };
 /* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
  * whose pickup is the interpolated shape at the contact). */
@@ -131,9 +131,10 @@ static const float bowl_delay_s[BOWL_OUTPUTS] = { 0.0f };
 
 typedef struct {
   float sample_rate_hz, inv_sample_rate;
-  /* Latched at the strike, like the Faust instrument's ba.sAndH(rise(gate)): set by the setters,
-   * taken over at the next strike (or by bowl_apply for effect use), because changing them
-   * while the object rings would click. */
+  /* Set by the setters. The fundamental and T60 scale are taken over at the start of the next
+   * process call (Faust's control rate: the coupled-form state is kept, so a ringing object bends
+   * without a click); hardness and point at the next strike, like the Faust instrument's
+   * ba.sAndH(rise(gate)) (or by bowl_apply for effect use). */
   float fundamental_hz, t60_scale, hardness, point;
   float next_fundamental_hz, next_t60_scale, next_hardness, next_point;
   /* Continuous controls, smoothed by a 10 ms one-pole (Faust si.smooth(ba.tau2pole(0.01))). */
@@ -244,7 +245,7 @@ BOWL_INLINE int bowl_retunes(const bowl_state* s) {
   return s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
 }
 
-/* Takes over the held parameters (fundamental, T60 scale, hardness, excitation point) now. */
+/* Takes over the set parameters (fundamental, T60 scale, hardness, excitation point) now. */
 BOWL_INLINE void bowl_apply(bowl_state* s) {
   const int changed = bowl_retunes(s);
   s->fundamental_hz = s->next_fundamental_hz;
@@ -547,6 +548,11 @@ BOWL_INLINE void bowl_run_modes(bowl_state* s, int m0, int m1, int moving) {
  * outs: OUTPUTS buffers. */
 BOWL_INLINE void bowl_process(bowl_state* s, const float* in, float* const* outs, int n) {
   int done = 0;
+  if (bowl_retunes(s)) {  /* the fundamental and T60 scale act per call, as Faust's sliders */
+    s->fundamental_hz = s->next_fundamental_hz;
+    s->t60_scale = s->next_t60_scale;
+    bowl_compute_coefficients(s);
+  }
   while (done < n) {
     int count = n - done < BOWL_BLOCK ? n - done : BOWL_BLOCK;
     int m, l, j, start;
@@ -558,12 +564,6 @@ BOWL_INLINE void bowl_process(bowl_state* s, const float* in, float* const* outs
         bowl_apply(s);
       }
       if (s->strike_pending) {
-        /* A strike that retunes starts a new block, so the new coefficients take effect on its
-         * own sample, not at the start of this block. */
-        if (m > 0 && bowl_retunes(s)) {
-          count = m;
-          break;
-        }
         s->strike_pending = 0;
         bowl_apply(s);
         trig = 1;
@@ -638,9 +638,10 @@ class Bowl {
 
   void prepare(float sample_rate_hz) { bowl_prepare(&state_, sample_rate_hz); }
   void reset() { bowl_reset(&state_); }
-  // Held per strike (take effect at the next strike, or at apply()).
+  // From the next process() call on.
   void setFundamental(float hz) { bowl_set_fundamental(&state_, hz); }
   void setT60Scale(float scale) { bowl_set_t60_scale(&state_, scale); }
+  // Held per strike (take effect at the next strike, or at apply()).
   void setHardness(float hardness) { bowl_set_hardness(&state_, hardness); }
   void setExcitationPoint(int point) { bowl_set_excitation_point(&state_, point); }
   void apply() { bowl_apply(&state_); }

@@ -31,7 +31,7 @@
  * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
  * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
  * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
- * Levels: every gain carries the normalisation 0.005204254121049725 (1 / the largest sum of |gains|
+ * Levels: every gain carries the normalisation 0.005204254121049769 (1 / the largest sum of |gains|
  * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
  * by the gain (default 0.5) and the level CANTILEVER_LEVEL, chosen so a default strike
  * (point 6, the loudest, hardness 0.8) peaks near -6 dBFS and the same strike at
@@ -117,7 +117,7 @@ static const int cantilever_triangle[12][3] = { {0, 5, 2}, {0, 2, 7}, {0, 4, 5},
 
 /* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
 static const float cantilever_excite[CANTILEVER_POINTS * CANTILEVER_MODES] = {
-0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, -8.0218706e-07f, -0.028352354f, -1.68043e-06f, -0.09444129f, 1.1208216e-05f, -1.6829152e-05f, 0.5896378f, -0.14357767f, -0.00013165762f, -5.797101e-05f, -0.28261515f, 1.5547394e-07f, 0.5909159f, -2.422938e-05f, 1.3450182e-05f, -0.014451073f, -0.004149504f, 0.00023002524f, -0.5708458f, -0.00010370156f, -1.4784987e-05f, -0.5471429f, -9.71508e-06f, 0.10570955f, 1.8523182e-06f, 9.581831e-06f, -0.004749306f, 0.45224008f, 0.00021234095f, -9.900401e-05f, 0.08084508f, 0.0003039986f, -0.3479167f, 0.00036982514f, 0.17024773f, 0.60070086f, -0.005406371f, -0.0037016496f, -0.55573857f, 0.4167778f, 1.2557684e-05f, 0.43745658f, -4.5202867e-08f, -0.37955734f, 1.591116e-05f, -3.7894737e-05f, -0.005746605f, -0.49282184f, -0.00023693369f, 0.00011977536f, 1.6813945e-05f, 0.65957856f, 1.4164488e-05f, 0.23972748f, -1.782481e-05f, -6.509942e-07f, -0.0026667893f, -0.07997603f, -5.894139e-05f, -9.254824e-06f, -6.560576e-06f, -0.17180127f, 1.346714e-05f, 0.5422297f, 5.982048e-06f, 1.925528e-05f, -0.009355743f, -0.48405242f, -0.00021741673f, -8.26478e-05f
+0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, -8.021872e-07f, -0.028352354f, -1.68043e-06f, -0.09444129f, 1.1208215e-05f, -1.6829152e-05f, 0.5896378f, -0.14357767f, -0.00013165762f, -5.797101e-05f, -0.28261515f, 1.5547471e-07f, 0.5909159f, -2.422938e-05f, 1.3450182e-05f, -0.014451073f, -0.004149504f, 0.00023002524f, -0.5708458f, -0.00010370156f, -1.4784988e-05f, -0.5471429f, -9.71508e-06f, 0.10570955f, 1.8523182e-06f, 9.581831e-06f, -0.004749306f, 0.45224008f, 0.00021234095f, -9.900401e-05f, 0.08084508f, 0.0003039986f, -0.3479167f, 0.00036982514f, 0.17024773f, 0.60070086f, -0.005406371f, -0.0037016496f, -0.55573857f, 0.4167778f, 1.2557685e-05f, 0.43745658f, -4.520292e-08f, -0.37955734f, 1.591116e-05f, -3.7894737e-05f, -0.005746605f, -0.49282184f, -0.00023693369f, 0.00011977536f, 1.6813947e-05f, 0.65957856f, 1.4164488e-05f, 0.23972748f, -1.782481e-05f, -6.509942e-07f, -0.0026667893f, -0.07997603f, -5.894139e-05f, -9.254824e-06f, -6.5605764e-06f, -0.17180127f, 1.346714e-05f, 0.5422297f, 5.9820486e-06f, 1.925528e-05f, -0.009355743f, -0.48405242f, -0.00021741673f, -8.26478e-05f
 };
 /* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
  * whose pickup is the interpolated shape at the contact). */
@@ -131,9 +131,10 @@ static const float cantilever_delay_s[CANTILEVER_OUTPUTS] = { 0.0f };
 
 typedef struct {
   float sample_rate_hz, inv_sample_rate;
-  /* Latched at the strike, like the Faust instrument's ba.sAndH(rise(gate)): set by the setters,
-   * taken over at the next strike (or by cantilever_apply for effect use), because changing them
-   * while the object rings would click. */
+  /* Set by the setters. The fundamental and T60 scale are taken over at the start of the next
+   * process call (Faust's control rate: the coupled-form state is kept, so a ringing object bends
+   * without a click); hardness and point at the next strike, like the Faust instrument's
+   * ba.sAndH(rise(gate)) (or by cantilever_apply for effect use). */
   float fundamental_hz, t60_scale, hardness, point;
   float next_fundamental_hz, next_t60_scale, next_hardness, next_point;
   /* Continuous controls, smoothed by a 10 ms one-pole (Faust si.smooth(ba.tau2pole(0.01))). */
@@ -244,7 +245,7 @@ CANTILEVER_INLINE int cantilever_retunes(const cantilever_state* s) {
   return s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
 }
 
-/* Takes over the held parameters (fundamental, T60 scale, hardness, excitation point) now. */
+/* Takes over the set parameters (fundamental, T60 scale, hardness, excitation point) now. */
 CANTILEVER_INLINE void cantilever_apply(cantilever_state* s) {
   const int changed = cantilever_retunes(s);
   s->fundamental_hz = s->next_fundamental_hz;
@@ -547,6 +548,11 @@ CANTILEVER_INLINE void cantilever_run_modes(cantilever_state* s, int m0, int m1,
  * outs: OUTPUTS buffers. */
 CANTILEVER_INLINE void cantilever_process(cantilever_state* s, const float* in, float* const* outs, int n) {
   int done = 0;
+  if (cantilever_retunes(s)) {  /* the fundamental and T60 scale act per call, as Faust's sliders */
+    s->fundamental_hz = s->next_fundamental_hz;
+    s->t60_scale = s->next_t60_scale;
+    cantilever_compute_coefficients(s);
+  }
   while (done < n) {
     int count = n - done < CANTILEVER_BLOCK ? n - done : CANTILEVER_BLOCK;
     int m, l, j, start;
@@ -558,12 +564,6 @@ CANTILEVER_INLINE void cantilever_process(cantilever_state* s, const float* in, 
         cantilever_apply(s);
       }
       if (s->strike_pending) {
-        /* A strike that retunes starts a new block, so the new coefficients take effect on its
-         * own sample, not at the start of this block. */
-        if (m > 0 && cantilever_retunes(s)) {
-          count = m;
-          break;
-        }
         s->strike_pending = 0;
         cantilever_apply(s);
         trig = 1;
@@ -638,9 +638,10 @@ class Cantilever {
 
   void prepare(float sample_rate_hz) { cantilever_prepare(&state_, sample_rate_hz); }
   void reset() { cantilever_reset(&state_); }
-  // Held per strike (take effect at the next strike, or at apply()).
+  // From the next process() call on.
   void setFundamental(float hz) { cantilever_set_fundamental(&state_, hz); }
   void setT60Scale(float scale) { cantilever_set_t60_scale(&state_, scale); }
+  // Held per strike (take effect at the next strike, or at apply()).
   void setHardness(float hardness) { cantilever_set_hardness(&state_, hardness); }
   void setExcitationPoint(int point) { cantilever_set_excitation_point(&state_, point); }
   void apply() { cantilever_apply(&state_); }

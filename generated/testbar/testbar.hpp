@@ -131,9 +131,10 @@ static const float testbar_delay_s[TESTBAR_OUTPUTS] = { 0.0f };
 
 typedef struct {
   float sample_rate_hz, inv_sample_rate;
-  /* Latched at the strike, like the Faust instrument's ba.sAndH(rise(gate)): set by the setters,
-   * taken over at the next strike (or by testbar_apply for effect use), because changing them
-   * while the object rings would click. */
+  /* Set by the setters. The fundamental and T60 scale are taken over at the start of the next
+   * process call (Faust's control rate: the coupled-form state is kept, so a ringing object bends
+   * without a click); hardness and point at the next strike, like the Faust instrument's
+   * ba.sAndH(rise(gate)) (or by testbar_apply for effect use). */
   float fundamental_hz, t60_scale, hardness, point;
   float next_fundamental_hz, next_t60_scale, next_hardness, next_point;
   /* Continuous controls, smoothed by a 10 ms one-pole (Faust si.smooth(ba.tau2pole(0.01))). */
@@ -244,7 +245,7 @@ TESTBAR_INLINE int testbar_retunes(const testbar_state* s) {
   return s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
 }
 
-/* Takes over the held parameters (fundamental, T60 scale, hardness, excitation point) now. */
+/* Takes over the set parameters (fundamental, T60 scale, hardness, excitation point) now. */
 TESTBAR_INLINE void testbar_apply(testbar_state* s) {
   const int changed = testbar_retunes(s);
   s->fundamental_hz = s->next_fundamental_hz;
@@ -547,6 +548,11 @@ TESTBAR_INLINE void testbar_run_modes(testbar_state* s, int m0, int m1, int movi
  * outs: OUTPUTS buffers. */
 TESTBAR_INLINE void testbar_process(testbar_state* s, const float* in, float* const* outs, int n) {
   int done = 0;
+  if (testbar_retunes(s)) {  /* the fundamental and T60 scale act per call, as Faust's sliders */
+    s->fundamental_hz = s->next_fundamental_hz;
+    s->t60_scale = s->next_t60_scale;
+    testbar_compute_coefficients(s);
+  }
   while (done < n) {
     int count = n - done < TESTBAR_BLOCK ? n - done : TESTBAR_BLOCK;
     int m, l, j, start;
@@ -558,12 +564,6 @@ TESTBAR_INLINE void testbar_process(testbar_state* s, const float* in, float* co
         testbar_apply(s);
       }
       if (s->strike_pending) {
-        /* A strike that retunes starts a new block, so the new coefficients take effect on its
-         * own sample, not at the start of this block. */
-        if (m > 0 && testbar_retunes(s)) {
-          count = m;
-          break;
-        }
         s->strike_pending = 0;
         testbar_apply(s);
         trig = 1;
@@ -638,9 +638,10 @@ class Testbar {
 
   void prepare(float sample_rate_hz) { testbar_prepare(&state_, sample_rate_hz); }
   void reset() { testbar_reset(&state_); }
-  // Held per strike (take effect at the next strike, or at apply()).
+  // From the next process() call on.
   void setFundamental(float hz) { testbar_set_fundamental(&state_, hz); }
   void setT60Scale(float scale) { testbar_set_t60_scale(&state_, scale); }
+  // Held per strike (take effect at the next strike, or at apply()).
   void setHardness(float hardness) { testbar_set_hardness(&state_, hardness); }
   void setExcitationPoint(int point) { testbar_set_excitation_point(&state_, point); }
   void apply() { testbar_apply(&state_); }

@@ -31,7 +31,7 @@
  * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
  * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
  * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
- * Levels: every gain carries the normalisation 0.02033444681279002 (1 / the largest sum of |gains|
+ * Levels: every gain carries the normalisation 0.02033444681275874 (1 / the largest sum of |gains|
  * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
  * by the gain (default 0.5) and the level VIBRAPHONE_BAR_LEVEL, chosen so a default strike
  * (point 2, the loudest, hardness 0.8) peaks near -6 dBFS and the same strike at
@@ -117,7 +117,7 @@ static const int vibraphone_bar_triangle[12][3] = { {0, 3, 1}, {0, 1, 7}, {0, 2,
 
 /* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
 static const float vibraphone_bar_excite[VIBRAPHONE_BAR_POINTS * VIBRAPHONE_BAR_MODES] = {
--0.013505f, 0.0055886125f, -0.003021754f, -0.056724448f, -0.016804079f, -0.009921878f, 0.005084649f, 0.031297572f, -0.07295428f, 0.10954674f, 0.120561376f, 0.00018157168f, -0.005603292f, -0.0018249366f, 0.07590922f, -0.00059519405f, 0.0068571274f, -0.04362769f, -0.00247286f, 0.011187127f, -0.0015083395f, 0.099783815f, -0.001089955f, -0.0027351307f, -0.00030911117f, 0.14708458f, 5.965973e-05f, -0.013506827f, 0.0055767437f, 0.0030440493f, 0.056742094f, -0.016705858f, 0.009987134f, -0.0051455717f, 0.031274103f, -0.07293929f, 0.1095708f, 0.12053838f, -6.32656e-05f, 0.005659951f, -0.001840094f, -0.07558734f, -0.0060135922f, -0.0071155f, 0.043660816f, 0.005804744f, 0.009465789f, -0.00033529996f, 0.09983491f, 0.0017025768f, -0.0025392454f, -0.0010861185f, -0.14700747f, -0.0022578808f, 0.25692177f, 0.0002735196f, -5.4630713e-05f, 0.023963673f, 0.38620934f, -0.1498001f, -0.00030461187f, -0.0048495973f, -0.007029264f, 0.2894167f, -0.17308672f, -0.120577775f, 0.00030200838f, -0.011686522f, 0.055431426f, 0.3296203f, -0.5188617f, 0.047203362f, 0.0024494696f, 0.0067940033f, -0.011906884f, -0.0037987153f, -0.13121408f, 0.32236686f, -0.35893485f, 0.00094751595f, 0.0007772559f, -1.0352658e-06f, -0.0069877473f, -8.941155e-06f, 0.04695354f, 0.00012235325f, 0.008941564f, 1.8878989e-06f, -0.058412928f, 0.13194577f, -0.0015087933f, -0.004566861f, 0.0015810792f, 0.00029712162f, 0.0067793196f, -0.11366027f, -0.0035726037f, -0.010549712f, 0.066860154f, -0.0005974717f, -0.005533074f, 0.00052208477f, -0.06094078f, 0.0037980943f, 0.0001868835f, -0.00037028792f, -0.032217942f, 4.757873e-05f, -1.6951936e-06f, -0.0069720675f, 6.222963e-07f, -0.046935897f, 0.00010085433f, -0.009059873f, 0.0001396781f, -0.05825605f, 0.13199866f, -0.0014524721f, -0.004591495f, -0.0014523626f, -6.425569e-05f, 0.006925051f, 0.11345206f, 0.0039348607f, 0.010889894f, -0.0669927f, -0.0016684718f, -0.0053120935f, 0.0008232175f, -0.060814817f, -0.0035230226f, 0.00036800007f, -0.00019293472f, 0.0320373f, -0.0003407195f, -2.0305938e-06f, -0.0014077489f, -5.2123887e-06f, 0.14118083f, 0.0003383921f, 0.027878717f, 0.00012292004f, 0.08014494f, -0.16824055f, -0.009338477f, -0.008288626f, 0.00604989f, 1.3436732e-05f, -0.014626783f, 0.004678353f, 5.5704346e-05f, 0.0006082451f, -0.000569825f, -0.00508263f, -0.024660053f, 0.0014183152f, -0.18012358f, 0.003690881f, -0.0014130428f, 0.0016400384f, 0.038836587f, 0.0013596874f, -4.7190956e-06f, -0.0014079203f, -3.1534215e-05f, -0.1411921f, 8.408627e-05f, -0.027823618f, -4.138006e-05f, 0.08033677f, -0.16821662f, -0.009082028f, -0.008508633f, -0.00631187f, 0.00011592875f, -0.014462327f, -0.0043767598f, 0.00048460852f, -2.0546438e-05f, 0.0012038946f, -0.004320368f, -0.024329698f, 0.0028231768f, -0.18042628f, -0.0049156444f, -0.0015463204f, 0.002295472f, -0.039211936f, -0.00083535066f, 2.2030015e-06f, 0.0080126105f, 1.1887463e-05f, 0.024836652f, 9.579211e-05f, 0.005906323f, -8.0676386e-05f, 0.025425572f, -0.06052389f, -0.0031708775f, -0.0025178168f, 0.0015676259f, 0.00023574094f, 0.00065575034f, 0.095211744f, 0.0034298804f, 0.008478567f, -0.052995425f, 0.0033230367f, 0.014525643f, -0.0013334339f, 0.12335814f, -0.00015841395f, 0.0013428554f, -0.0005308567f, -0.025162686f, -0.0005852094f
+-0.013505f, 0.0055886125f, -0.003021754f, -0.056724448f, -0.016804079f, -0.009921878f, 0.005084649f, 0.031297572f, -0.07295428f, 0.10954674f, 0.120561376f, 0.00018157168f, -0.005603292f, -0.0018249366f, 0.07590922f, -0.00059519405f, 0.0068571274f, -0.04362769f, -0.00247286f, 0.011187127f, -0.0015083395f, 0.099783815f, -0.001089955f, -0.0027351307f, -0.00030911117f, 0.14708458f, 5.965973e-05f, -0.013506827f, 0.0055767437f, 0.0030440493f, 0.056742094f, -0.016705858f, 0.009987134f, -0.0051455717f, 0.031274103f, -0.07293929f, 0.1095708f, 0.12053838f, -6.32656e-05f, 0.005659951f, -0.001840094f, -0.07558734f, -0.0060135922f, -0.0071155f, 0.043660816f, 0.005804744f, 0.009465789f, -0.00033529996f, 0.09983491f, 0.0017025768f, -0.0025392454f, -0.0010861185f, -0.14700747f, -0.0022578808f, 0.25692177f, 0.0002735196f, -5.4630713e-05f, 0.023963673f, 0.38620934f, -0.1498001f, -0.00030461187f, -0.0048495973f, -0.007029264f, 0.2894167f, -0.17308672f, -0.120577775f, 0.00030200838f, -0.011686522f, 0.055431426f, 0.3296203f, -0.5188617f, 0.047203362f, 0.0024494696f, 0.0067940033f, -0.011906884f, -0.0037987153f, -0.13121408f, 0.32236686f, -0.35893485f, 0.00094751595f, 0.0007772559f, -1.035266e-06f, -0.0069877473f, -8.941155e-06f, 0.04695354f, 0.00012235325f, 0.008941564f, 1.8878989e-06f, -0.058412928f, 0.13194577f, -0.0015087933f, -0.004566861f, 0.0015810792f, 0.00029712162f, 0.0067793196f, -0.11366027f, -0.0035726037f, -0.010549712f, 0.066860154f, -0.0005974717f, -0.005533074f, 0.00052208477f, -0.06094078f, 0.0037980943f, 0.0001868835f, -0.00037028792f, -0.032217942f, 4.757873e-05f, -1.6951938e-06f, -0.0069720675f, 6.222963e-07f, -0.046935897f, 0.00010085433f, -0.009059873f, 0.0001396781f, -0.05825605f, 0.13199866f, -0.0014524721f, -0.004591495f, -0.0014523626f, -6.425569e-05f, 0.006925051f, 0.11345206f, 0.0039348607f, 0.010889894f, -0.0669927f, -0.0016684718f, -0.0053120935f, 0.0008232175f, -0.060814817f, -0.0035230226f, 0.00036800007f, -0.00019293472f, 0.0320373f, -0.0003407195f, -2.0305931e-06f, -0.0014077489f, -5.2123887e-06f, 0.14118083f, 0.0003383921f, 0.027878717f, 0.00012292004f, 0.08014494f, -0.16824055f, -0.009338477f, -0.008288626f, 0.00604989f, 1.3436732e-05f, -0.014626783f, 0.004678353f, 5.5704346e-05f, 0.0006082451f, -0.000569825f, -0.00508263f, -0.024660053f, 0.0014183152f, -0.18012358f, 0.003690881f, -0.0014130428f, 0.0016400384f, 0.038836587f, 0.0013596874f, -4.719096e-06f, -0.0014079203f, -3.1534215e-05f, -0.1411921f, 8.408627e-05f, -0.027823618f, -4.138006e-05f, 0.08033677f, -0.16821662f, -0.009082028f, -0.008508633f, -0.00631187f, 0.00011592875f, -0.014462327f, -0.0043767598f, 0.00048460852f, -2.0546438e-05f, 0.0012038946f, -0.004320368f, -0.024329698f, 0.0028231768f, -0.18042628f, -0.0049156444f, -0.0015463204f, 0.002295472f, -0.039211936f, -0.00083535066f, 2.2030022e-06f, 0.0080126105f, 1.1887463e-05f, 0.024836652f, 9.579211e-05f, 0.005906323f, -8.0676386e-05f, 0.025425572f, -0.06052389f, -0.0031708775f, -0.0025178168f, 0.0015676259f, 0.00023574094f, 0.00065575034f, 0.095211744f, 0.0034298804f, 0.008478567f, -0.052995425f, 0.0033230367f, 0.014525643f, -0.0013334339f, 0.12335814f, -0.00015841395f, 0.0013428554f, -0.0005308567f, -0.025162686f, -0.0005852094f
 };
 /* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
  * whose pickup is the interpolated shape at the contact). */
@@ -131,9 +131,10 @@ static const float vibraphone_bar_delay_s[VIBRAPHONE_BAR_OUTPUTS] = { 0.0f };
 
 typedef struct {
   float sample_rate_hz, inv_sample_rate;
-  /* Latched at the strike, like the Faust instrument's ba.sAndH(rise(gate)): set by the setters,
-   * taken over at the next strike (or by vibraphone_bar_apply for effect use), because changing them
-   * while the object rings would click. */
+  /* Set by the setters. The fundamental and T60 scale are taken over at the start of the next
+   * process call (Faust's control rate: the coupled-form state is kept, so a ringing object bends
+   * without a click); hardness and point at the next strike, like the Faust instrument's
+   * ba.sAndH(rise(gate)) (or by vibraphone_bar_apply for effect use). */
   float fundamental_hz, t60_scale, hardness, point;
   float next_fundamental_hz, next_t60_scale, next_hardness, next_point;
   /* Continuous controls, smoothed by a 10 ms one-pole (Faust si.smooth(ba.tau2pole(0.01))). */
@@ -244,7 +245,7 @@ VIBRAPHONE_BAR_INLINE int vibraphone_bar_retunes(const vibraphone_bar_state* s) 
   return s->next_fundamental_hz != s->fundamental_hz || s->next_t60_scale != s->t60_scale;
 }
 
-/* Takes over the held parameters (fundamental, T60 scale, hardness, excitation point) now. */
+/* Takes over the set parameters (fundamental, T60 scale, hardness, excitation point) now. */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_apply(vibraphone_bar_state* s) {
   const int changed = vibraphone_bar_retunes(s);
   s->fundamental_hz = s->next_fundamental_hz;
@@ -547,6 +548,11 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_run_modes(vibraphone_bar_state* s, int
  * outs: OUTPUTS buffers. */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_process(vibraphone_bar_state* s, const float* in, float* const* outs, int n) {
   int done = 0;
+  if (vibraphone_bar_retunes(s)) {  /* the fundamental and T60 scale act per call, as Faust's sliders */
+    s->fundamental_hz = s->next_fundamental_hz;
+    s->t60_scale = s->next_t60_scale;
+    vibraphone_bar_compute_coefficients(s);
+  }
   while (done < n) {
     int count = n - done < VIBRAPHONE_BAR_BLOCK ? n - done : VIBRAPHONE_BAR_BLOCK;
     int m, l, j, start;
@@ -558,12 +564,6 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_process(vibraphone_bar_state* s, const
         vibraphone_bar_apply(s);
       }
       if (s->strike_pending) {
-        /* A strike that retunes starts a new block, so the new coefficients take effect on its
-         * own sample, not at the start of this block. */
-        if (m > 0 && vibraphone_bar_retunes(s)) {
-          count = m;
-          break;
-        }
         s->strike_pending = 0;
         vibraphone_bar_apply(s);
         trig = 1;
@@ -638,9 +638,10 @@ class VibraphoneBar {
 
   void prepare(float sample_rate_hz) { vibraphone_bar_prepare(&state_, sample_rate_hz); }
   void reset() { vibraphone_bar_reset(&state_); }
-  // Held per strike (take effect at the next strike, or at apply()).
+  // From the next process() call on.
   void setFundamental(float hz) { vibraphone_bar_set_fundamental(&state_, hz); }
   void setT60Scale(float scale) { vibraphone_bar_set_t60_scale(&state_, scale); }
+  // Held per strike (take effect at the next strike, or at apply()).
   void setHardness(float hardness) { vibraphone_bar_set_hardness(&state_, hardness); }
   void setExcitationPoint(int point) { vibraphone_bar_set_excitation_point(&state_, point); }
   void apply() { vibraphone_bar_apply(&state_); }

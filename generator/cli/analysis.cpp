@@ -17,6 +17,7 @@
 #include "fem/resolution.hpp"
 #include "modal/excitation.hpp"
 #include "modal/modal_analysis.hpp"
+#include "modal/surface_shapes.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
 
@@ -192,6 +193,8 @@ ModalModel analyze_tet_mesh(const AnalysisOptions& o, const Material& material, 
   for (const auto& text : o.listeners)
     model.listeners.push_back(
         listener_gains(tets, modes.shapes, modes.eigenvalues, parse_listener_position(text)));
+  // Cheap beside the solve (V·N values); written only where asked (modes --surface-data, view).
+  model.surface = std::make_shared<SurfaceShapes>(surface_shapes(tets, modes.shapes, o.normalize));
   apply_rayleigh_damping(model);
   return model;
 }

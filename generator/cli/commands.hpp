@@ -11,6 +11,7 @@ namespace mesh2dsp {
 void register_modes_command(CLI::App& app);       // generator/cli
 void register_bench_command(CLI::App& app);       // generator/cli
 void register_generate_command(CLI::App& app);    // generator/emit
+void register_view_command(CLI::App& app);        // generator/web (in the emit library)
 void register_runtime_commands(CLI::App& app);    // runtime/: render, play
 void register_reference_command(CLI::App& app);   // solver/
 void register_validate_command(CLI::App& app);    // validate (later)

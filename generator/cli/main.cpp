@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   mesh2dsp::register_bench_command(app);
 #ifdef MESH2DSP_HAVE_EMIT
   mesh2dsp::register_generate_command(app);
+  mesh2dsp::register_view_command(app);
 #endif
 #ifdef MESH2DSP_HAVE_RUNTIME
   mesh2dsp::register_runtime_commands(app);

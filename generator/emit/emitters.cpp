@@ -68,6 +68,8 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
   d.set("source", plain_text(s.source.empty() ? std::string("a modal model") : s.source));
   d.set("author", plain_text(s.author));
   d.set("license", plain_text(s.license));
+  d.set("has_version", !s.version.empty());
+  d.set("version", plain_text(s.version));
   d.set("description", plain_text(m.description));
   d.set("mode_count", std::to_string(m.mode_count));
   d.set("point_count", std::to_string(m.point_count));
@@ -226,8 +228,12 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
   d.set("excitation_library", render_template("faust/excitations.lib.mustache", d));
   if (s.excitations.empty()) throw Error("no contact model to compile in (--excitation)");
   set_excitations(d, m, s.excitations);
-  // Per mode: its constants, its shape at every point and its pickup at every listener.
+  // Per mode: its constants, its shape at every point and its pickup at every listener; the modes
+  // in groups of kFaustModeGroup (see the template: Faust compiles wide sums slowly).
+  constexpr int kFaustModeGroup = 32;
+  TemplateData groups{TemplateData::type::list};
   TemplateData modes{TemplateData::type::list};
+  int group_size = 0;
   for (int n = 0; n < m.mode_count; ++n) {
     std::vector<std::string> excite, pickup;
     for (int k = 0; k < m.point_count; ++k) excite.push_back(float_literal(m.excite[k * m.mode_count + n]));
@@ -241,10 +247,22 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
     item.set("decay2", float_literal(m.decay_per_s[n] * m.decay_per_s[n]));
     item.set("excite", number_list(excite, ", "));
     item.set("pickup", number_list(pickup, ", "));
-    item.set("comma", n + 1 < m.mode_count ? std::string(",") : std::string());
+    const bool group_ends = ++group_size == kFaustModeGroup || n + 1 == m.mode_count;
+    item.set("comma", group_ends ? std::string() : std::string(","));
     modes.push_back(item);
+    if (group_ends) {
+      TemplateData group;
+      group.set("modes", modes);
+      group.set("size", std::to_string(group_size));
+      group.set("comma", n + 1 < m.mode_count ? std::string(",") : std::string());
+      groups.push_back(group);
+      modes = TemplateData{TemplateData::type::list};
+      group_size = 0;
+    }
   }
-  d.set("modes", modes);
+  d.set("mode_groups", groups);
+  d.set("group_count", std::to_string((m.mode_count + kFaustModeGroup - 1) / kFaustModeGroup));
+  d.set("group_size", std::to_string(kFaustModeGroup));
   return render_template("faust/model.dsp.mustache", d);
 }
 

@@ -14,6 +14,7 @@ enum class FaustResonator { reson, modefilter };
 struct EmitSettings {
   std::string author = "mesh2dsp";
   std::string license = "CC0-1.0";
+  std::string version;    // declared in the Faust output when not empty (plugin targets)
   std::string source;     // the model's origin, for provenance comments (relative path)
   std::string file_name;  // the emitted file's own name, for its header comment
   FaustResonator resonator = FaustResonator::reson;

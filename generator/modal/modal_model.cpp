@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "modal/damping.hpp"
+#include "modal/surface_shapes.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
@@ -87,6 +88,8 @@ int apply_rayleigh_damping(ModalModel& model) {
     };
     for (auto& e : model.excitations) select(e.gains);
     for (auto& l : model.listeners) select(l.gains);
+    if (model.surface)
+      model.surface = std::make_shared<SurfaceShapes>(select_surface_modes(*model.surface, kept_index));
     notice(fmt::format("{} overdamped mode(s) (damping ratio >= 1) dropped", dropped));
   }
   model.modes = std::move(kept);
@@ -119,6 +122,12 @@ void retune_material(ModalModel& model, const Material& m) {
       for (double& g : e.gains) g *= shape_scale;
   for (auto& l : model.listeners)
     for (double& g : l.gains) g *= shape_scale;
+  if (model.surface) {
+    auto surface = std::make_shared<SurfaceShapes>(*model.surface);
+    surface->displacement *= shape_scale;
+    if (model.analysis.normalization == "physical") surface->gains *= shape_scale;
+    model.surface = std::move(surface);
+  }
   model.material = m;
   apply_rayleigh_damping(model);
 }
@@ -165,6 +174,12 @@ std::string modal_model_to_json(const ModalModel& model) {
     li.push_back({{"position", vec3(l.position)}, {"delay_s", l.delay_s}, {"gains", l.gains}});
   j["listeners"] = li;
   if (!model.excitation_triangles.empty()) j["excitation_triangles"] = model.excitation_triangles;
+  if (model.surface && !model.surface_file.empty())
+    j["surface"] = {{"file", model.surface_file},
+                    {"encoding", "M2DSURF1: float32 positions, normals, gains; int16 displacement "
+                                 "with a float32 scale per mode (generator/modal/surface_shapes.hpp)"},
+                    {"vertices", model.surface->vertex_count()},
+                    {"triangles", model.surface->triangles.rows()}};
   return j.dump(1) + "\n";
 }
 
@@ -268,6 +283,8 @@ ModalModel modal_model_from_json(const std::string& text, const std::string& ori
         if (k < 0 || k >= static_cast<int>(model.excitations.size()))
           throw Error(origin + ": excitation_triangles refers to a missing excitation");
   }
+  if (j.contains("surface"))
+    model.surface_file = get<std::string>(j["surface"], "file", origin + ": surface");
   return model;
 }
 
@@ -276,11 +293,37 @@ ModalModel read_modal_model(const std::filesystem::path& path) {
   if (!in) throw Error(fmt::format("cannot read {}", path.string()));
   std::stringstream ss;
   ss << in.rdbuf();
-  return modal_model_from_json(ss.str(), path.string());
+  ModalModel model = modal_model_from_json(ss.str(), path.string());
+  if (!model.surface_file.empty()) {
+    // A bare name beside the model: nothing else is ever written or followed.
+    const std::filesystem::path name(model.surface_file);
+    if (name.filename() != name || name == "." || name == "..")
+      throw Error(fmt::format("{}: surface file \"{}\" must be a file name beside the model",
+                              path.string(), model.surface_file));
+    const auto sidecar = path.parent_path() / model.surface_file;
+    std::error_code ec;
+    if (std::filesystem::exists(sidecar, ec))
+      model.surface = std::make_shared<SurfaceShapes>(
+          read_surface_shapes(sidecar, static_cast<int>(model.modes.size())));
+    else
+      notice(fmt::format("{}: its surface data {} is missing (only `view` needs it)",
+                         path.string(), sidecar.string()));
+  }
+  return model;
 }
 
 void write_modal_model(const std::filesystem::path& path, const ModalModel& model) {
-  write_text_atomically(path, modal_model_to_json(model));
+  if (!model.surface) {
+    ModalModel plain = model;
+    plain.surface_file.clear();
+    write_text_atomically(path, modal_model_to_json(plain));
+    return;
+  }
+  // The sidecar first: a model file never names a sidecar that is not there.
+  ModalModel named = model;
+  named.surface_file = surface_file_name(path);
+  write_surface_shapes(path.parent_path() / named.surface_file, *model.surface);
+  write_text_atomically(path, modal_model_to_json(named));
 }
 
 }  // namespace mesh2dsp

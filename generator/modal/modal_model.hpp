@@ -4,12 +4,15 @@
 #include <Eigen/Core>
 #include <array>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "fem/material.hpp"
 
 namespace mesh2dsp {
+
+struct SurfaceShapes;  // modal/surface_shapes.hpp
 
 struct ModalMode {
   double frequency_hz = 0;   // undamped natural frequency ω/2π
@@ -57,6 +60,11 @@ struct ModalModel {
   // Triangles over the excitation points (indices into `excitations`), for barycentric gain
   // interpolation of a moving contact (seed 003 §2.3). Optional; empty when not computed.
   std::vector<std::array<int, 3>> excitation_triangles;
+  // The surface with per-vertex shapes for the browser page (`view`), when known: set by the
+  // analysis, read from the sidecar the model file names ("surface": {"file": ...}), written
+  // beside the model by write_modal_model. Null: the model file carries none.
+  std::shared_ptr<const SurfaceShapes> surface;
+  std::string surface_file;  // the sidecar's name as the model file gives it (relative to it)
 };
 
 // Recomputes ξ and T60 of every mode from the material's Rayleigh pair and the eigenvalues.

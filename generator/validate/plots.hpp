@@ -6,6 +6,8 @@
 
 #include "validate/signal_analysis.hpp"
 
+#include "util/base64.hpp"  // base64, for the data: URIs
+
 namespace mesh2dsp::validate {
 
 // Plot colours: the report's legend and the tests refer to them.
@@ -35,7 +37,6 @@ std::string spectrogram_svg(const signal::Spectrogram& sg, double lo_hz, double 
 
 // An RGB image as a PNG file (8 bit, no interlace), for the data: URIs above.
 std::string encode_png(int width, int height, const std::vector<unsigned char>& rgb);
-std::string base64(const std::string& bytes);
 
 // Text safe inside XML/HTML content and double-quoted attributes.
 std::string xml_escape(const std::string& text);

@@ -24,6 +24,7 @@
 #include "fem/boundary.hpp"
 #include "fem/fem_mesh.hpp"
 #include "fem/mesh_input.hpp"
+#include "fem/surface_mesh.hpp"
 #include "filters.hpp"
 #include "forces.hpp"
 #include "radiation.hpp"
@@ -33,6 +34,8 @@
 #include "util/error.hpp"
 #include "util/progress.hpp"
 #include "util/stage_timer.hpp"
+#include "util/atomic_file.hpp"
+#include "validate/analytic_check.hpp"
 #include "validate/comparison.hpp"
 #include "validate/contact_reference.hpp"
 #include "validate/generated_render.hpp"
@@ -65,6 +68,8 @@ struct ValidateOptions {
   double lsd_bound_db = 6, level_tolerance_db = 3, onset_tolerance_ms = 2, spurious_db = 20;
   int max_missing = 0;
   double judge_floor_db = 60;
+  bool analytic = false;
+  double analytic_tolerance_percent = 2;
   runtime::CompileFlags compile;
 };
 
@@ -107,7 +112,64 @@ struct ReferenceSide {
   std::string description;
 };
 
+// validate MESH --analytic: the model (analysed here, or --model) against the continuum theory
+// of MESH's shape. Where the render comparison proves the modal model and its code against the
+// same discretization, this checks the discretization and the element against physics.
+void run_analytic(const CLI::App& cmd, const ValidateOptions& o) {
+  if (o.analysis.input.empty())
+    throw Error("--analytic needs the MESH: the theory comes from its shape (a bar or a thin plate)");
+  if (is_modal_model_path(o.analysis.input))
+    throw Error(fmt::format("{} is a model: pass it as --model, with the MESH it was made from", o.analysis.input));
+  if (!o.reference.empty() || !o.dsp.empty())
+    throw Error("--analytic compares the model's modes with theory: --reference and --dsp do not apply");
+  if (!o.analysis.fix.empty())
+    throw Error("--analytic knows free objects only (a free-free bar, a free plate): drop --fix");
+  if (!(o.analytic_tolerance_percent > 0) || !std::isfinite(o.analytic_tolerance_percent))
+    throw Error(fmt::format("--analytic-tolerance must be positive (got {})", o.analytic_tolerance_percent));
+  for (const auto* path : {&o.analysis.input, &o.model})
+    if (!path->empty() && !fs::exists(*path)) throw Error(fmt::format("{}: no such file", *path));
+  check_report_directory(o.report);
+
+  const SurfaceMesh surface = read_checked_surface_mesh(o.analysis.input, o.analysis.scale, o.analysis.repair);
+  const Eigen::Vector3d extent = surface.vertices.colwise().maxCoeff() - surface.vertices.colwise().minCoeff();
+  const double fill = signed_volume(surface) / extent.prod();
+  if (std::abs(fill - 1) > 0.01)
+    throw Error(fmt::format("{} is not an axis-aligned box (it fills {:.1f} % of its bounding box): --analytic "
+                            "knows bars and thin plates", o.analysis.input, 100 * fill));
+  const BoxShape box = classify_box(extent.x(), extent.y(), extent.z());
+  if (box.kind.empty())
+    throw Error(fmt::format("{} is a {:.4g} x {:.4g} x {:.4g} mm box: neither a bar (longest side at least 4 x "
+                            "the middle one) nor a thin plate (thinnest side at most 1/10 of the middle one), "
+                            "so no theory applies", o.analysis.input, 1e3 * box.extent_m[0], 1e3 * box.extent_m[1],
+                            1e3 * box.extent_m[2]));
+  ModalModel model;
+  if (!o.model.empty()) {
+    AnalysisOptions a = o.analysis;
+    a.input = o.model;
+    const bool material_given = cmd.get_option("--material")->count() > 0 || o.analysis.material_overrides.any();
+    model = load_or_analyze(a, material_given);
+    if (!model.analysis.fixed.empty())
+      throw Error(fmt::format("{} was analysed with --fix: --analytic knows free objects only", o.model));
+  } else {
+    model = analyze_mesh(o.analysis);
+  }
+  const AnalyticComparison c = compare_with_analytic(model, box, o.analytic_tolerance_percent / 100);
+  std::error_code ec;
+  fs::create_directories(o.report, ec);
+  if (ec) throw Error(fmt::format("cannot create the report directory {}: {}", o.report, ec.message()));
+  const fs::path json_path = fs::path(o.report) / "analytic.json";
+  write_text_atomically(json_path, analytic_json(c, o.analysis.input, model));
+  // The verdict is the command's result: printed even with --quiet.
+  fmt::print("validate --analytic: {} ({} {:.4g} x {:.4g} x {:.4g} mm, {}: {} theory modes within {} %) -> {}\n{}",
+             c.passed ? "PASS" : "FAIL", box.kind, 1e3 * box.extent_m[0], 1e3 * box.extent_m[1],
+             1e3 * box.extent_m[2], model.material.name, c.rows.size(), o.analytic_tolerance_percent,
+             json_path.string(), analytic_table(c));
+  std::fflush(stdout);
+  if (!c.passed) throw CLI::RuntimeError(kExitValidationFailed);
+}
+
 void run(const CLI::App& cmd, const ValidateOptions& o) {
+  if (o.analytic) return run_analytic(cmd, o);
   StageTimer timer;
   const bool have_mesh = !o.analysis.input.empty();
   const bool have_model = !o.model.empty();
@@ -608,6 +670,11 @@ void register_validate_command(CLI::App& app) {
   cmd->add_option("--judge-floor", o->judge_floor_db,
                   "audible: a mode is judged when its peak is within this of the strongest in either render (dB); "
                   "quieter in both, it is listed with its levels, not judged")->capture_default_str();
+  cmd->add_flag("--analytic", o->analytic,
+                "instead of a render: the model's frequencies against the theory of MESH's shape (free-free "
+                "Timoshenko bar, free Mindlin plate) -> REPORT/analytic.json");
+  cmd->add_option("--analytic-tolerance", o->analytic_tolerance_percent,
+                  "--analytic: per-mode frequency against theory (%)")->capture_default_str();
   o->compile.add_to(*cmd);
   cmd->callback([cmd, o] { run(*cmd, *o); });
 }

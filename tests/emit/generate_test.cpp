@@ -99,7 +99,7 @@ TEST_F(BadInputTest, UnreadableModel) {
 
 TEST_F(BadInputTest, UnknownTarget) {
   expect_clean_failure(generate(kData / "testbar.modal.json", "--target vst9 -o out"),
-                       "unknown target 'vst9' (known: lv2, jackconsole)");
+                       "unknown target 'vst9' (known: lv2, jackconsole, puredata, supercollider)");
   expect_no_files(dir);
 }
 

@@ -1,9 +1,12 @@
-// --target lv2 / jackconsole through Faust's own scripts, and the LV2 bundle in a real host.
+// --target lv2 through faust2lv2, its bundles in a real host, and the plugins' identity.
 #include <sndfile.h>
 
 #include <cmath>
 #include <cstring>
 #include <vector>
+
+#include <map>
+#include <sstream>
 
 #include "audio_support.hpp"
 
@@ -28,6 +31,7 @@ TEST_F(TargetTest, Lv2BundleFromTheEffectRendersAStrikeInALilvHostLikeTheHeader)
   // is a strike of 1 N s.
   r = run("cd '" + dir.string() + "' && '" MESH2DSP_LV2_HOST "' plugins/testbar.lv2 48000 1 strike.wav gain=1 input_gain=48000");
   ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("plugin urn:mesh2dsp:mesh2dsp:steel/testbar revision 1."), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("inputs 1 outputs 1"), std::string::npos) << r.output;
   int rate = 0, channels = 0;
   const auto plugin = read_wav(dir / "strike.wav", rate, channels);
@@ -50,11 +54,72 @@ TEST_F(TargetTest, Lv2BundleFromTheEffectRendersAStrikeInALilvHostLikeTheHeader)
   EXPECT_LE(diff, 5e-3 * peak) << "peak " << peak;
 }
 
-TEST_F(TargetTest, JackconsoleTargetBuildsAnExecutable) {
-  const auto r = generate(kData / "testbar.modal.json", "--target jackconsole -o apps");
+// "plugin URI revision REV ..." lines of the host: URI -> revision.
+std::map<std::string, std::string> plugins_listed(const std::string& output) {
+  std::map<std::string, std::string> found;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string plugin, uri, revision, rev;
+    if (words >> plugin >> uri >> revision >> rev && plugin == "plugin" && revision == "revision") found[uri] = rev;
+  }
+  return found;
+}
+
+TEST_F(TargetTest, TwoModelsNamedBarLoadSideBySideInOneLilvWorld) {
+  // Two users' "bar": the same name, different materials; a third with its own URI and vendor.
+  ASSERT_EQ(generate(kData / "testbar.modal.json", "--name bar --target lv2 -o steel").status, 0);
+  ASSERT_EQ(generate(kData / "testbar.modal.json", "--name bar --material iron --target lv2 -o iron").status, 0);
+  auto r = generate(kData / "testbar.modal.json",
+                    "--name bar --vendor 'Jane Doe' --plugin-uri https://example.org/lv2/bar_jane --target lv2 -o jane");
   ASSERT_EQ(r.status, 0) << r.output;
-  const auto perms = fs::status(dir / "apps/testbar").permissions();
-  EXPECT_NE(perms & fs::perms::owner_exec, fs::perms::none);
+  EXPECT_TRUE(fs::exists(dir / "jane/bar_jane.lv2/bar_jane.so"));
+  r = run("cd '" + dir.string() + "' && '" MESH2DSP_LV2_HOST "' steel/bar.lv2,iron/bar.lv2,jane/bar_jane.lv2 48000 1 "
+          "steel.wav,iron.wav,jane.wav gain=1 input_gain=48000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto listed = plugins_listed(r.output);
+  ASSERT_EQ(listed.size(), 3u) << r.output;
+  for (const char* uri : {"urn:mesh2dsp:mesh2dsp:steel/bar", "urn:mesh2dsp:mesh2dsp:iron/bar", "https://example.org/lv2/bar_jane"})
+    EXPECT_EQ(listed.count(uri), 1u) << uri << " in\n" << r.output;
+  // Each instance is its own model: the iron bar rings 1.5 % above the steel one.
+  int rate = 0, channels = 0;
+  expect_peaks_at(read_wav(dir / "steel.wav", rate, channels), 1, 0, 48000, ringing_frequencies(dir / "steel/bar.modal.json"),
+                  20000, "steel bar");
+  expect_peaks_at(read_wav(dir / "iron.wav", rate, channels), 1, 0, 48000, ringing_frequencies(dir / "iron/bar.modal.json"),
+                  20000, "iron bar");
+  // The vendor is the plugin's maintainer.
+  EXPECT_NE(read_text(dir / "jane/bar_jane.lv2/bar_jane.ttl").find("foaf:name \"Jane Doe\""), std::string::npos);
+
+  // The version changes with the model, also under the same URI (the material's values changed).
+  const std::string steel_version = listed.at("urn:mesh2dsp:mesh2dsp:steel/bar");
+  EXPECT_NE(steel_version, listed.at("urn:mesh2dsp:mesh2dsp:iron/bar"));
+  ASSERT_EQ(generate(kData / "testbar.modal.json", "--name bar --rayleigh-mass 3 --target lv2 -o damped").status, 0);
+  r = run("cd '" + dir.string() + "' && '" MESH2DSP_LV2_HOST "' damped/bar.lv2 48000 0.01 damped.wav");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto damped = plugins_listed(r.output);
+  ASSERT_EQ(damped.count("urn:mesh2dsp:mesh2dsp:steel/bar"), 1u) << r.output;
+  EXPECT_NE(damped.begin()->second, steel_version);
+}
+
+TEST_F(TargetTest, BadPluginUriFailsBeforeAnything) {
+  for (const char* uri : {"'not a uri'", "https://example.org/9lives", "bar"}) {
+    const auto r = generate(kData / "testbar.modal.json", std::string("--target lv2 -o out --plugin-uri ") + uri);
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("--plugin-uri"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(dir / "out")) << uri;
+  }
+}
+
+TEST_F(TargetTest, Lv2InstrumentVariantRendersAStrikeInTheLilvHost) {
+  auto r = generate(kData / "testbar.modal.json", "--target lv2 --variant instrument -o plugins");
+  ASSERT_EQ(r.status, 0) << r.output;
+  // The gate held at 1 from the first sample is one strike (Faust's rise(gate) at sample 0).
+  r = run("cd '" + dir.string() + "' && '" MESH2DSP_LV2_HOST "' plugins/testbar.lv2 48000 1.5 strike.wav gate=1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("inputs 0 outputs 1"), std::string::npos) << r.output;
+  int rate = 0, channels = 0;
+  expect_peaks_at(read_wav(dir / "strike.wav", rate, channels), 1, 0, 48000, ringing_frequencies(kData / "testbar.modal.json"),
+                  20000, "LV2 instrument");
 }
 
 }  // namespace

@@ -88,16 +88,6 @@ TEST_F(SignalTest, ListenerOutputsAgreeToo) {
   }
 }
 
-// The strongest peak within +-2 % of `hz`, refined by a parabola through log magnitudes.
-double peak_near(const std::vector<double>& mag, double bin_hz, double hz) {
-  const size_t lo = static_cast<size_t>(hz * 0.98 / bin_hz), hi = static_cast<size_t>(hz * 1.02 / bin_hz);
-  size_t best = lo;
-  for (size_t k = lo; k <= hi && k + 1 < mag.size(); ++k)
-    if (mag[k] > mag[best]) best = k;
-  const double a = std::log(mag[best - 1]), b = std::log(mag[best]), c = std::log(mag[best + 1]);
-  return (best + 0.5 * (a - c) / (a - 2 * b + c)) * bin_hz;
-}
-
 TEST_F(SignalTest, ImpulseResponsePeaksSitAtTheModelFrequencies) {
   const int rate = 48000;
   const auto ir = render(rate, 2.0, 0, "impulse");

@@ -24,7 +24,8 @@ struct Result {
 inline Result run(const std::string& command) {
   const fs::path log = fs::temp_directory_path() / ("emit-test-" + std::to_string(::getpid()) + "-" +
                                                     std::to_string(std::rand()) + ".log");
-  const int raw = std::system((command + " > '" + log.string() + "' 2>&1").c_str());
+  // Grouped: the output of every command of a chain (cd X && a && b), not just the last.
+  const int raw = std::system(("( " + command + " ) > '" + log.string() + "' 2>&1").c_str());
   std::ifstream in(log);
   std::stringstream text;
   text << in.rdbuf();
@@ -55,7 +56,7 @@ class ScratchTest : public ::testing::Test {
     fs::create_directories(dir);
   }
   void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir);
+    if (!HasFailure() && !std::getenv("MESH2DSP_KEEP_TEST_DIRS")) fs::remove_all(dir);
   }
   // mesh2dsp generate <model> <args>, run from the scratch directory.
   Result generate(const fs::path& model, const std::string& args) {

@@ -549,3 +549,60 @@ TEST(BadInput, MissingFilesWrongRateSilenceAndMismatchedModelGiveOneMessage) {
                "/proc/mesh2dsp-report");
   EXPECT_FALSE(fs::exists(report));
 }
+
+// validate --analytic: the bundled bar at defaults within 1 % of Timoshenko / Rayleigh–Love, a
+// coarse linear-element model of it failing (exit 2, the failures named), the plate's first modes
+// within 2 % of Mindlin; shapes without a theory and --fix refused with one message.
+TEST(Analytic, BundledBarPassesAndACoarseLinearModelFails) {
+  const fs::path dir = scratch_root() / "analytic-bar";
+  const CliRun good = cli("validate " + source("meshes/bar.obj") + " --material steel --analytic --report " +
+                          (dir / "p2").string());
+  ASSERT_EQ(good.exit_code, 0) << good.output;
+  EXPECT_NE(good.output.find("PASS"), std::string::npos) << good.output;
+  const json r = read_json(dir / "p2" / "analytic.json");
+  EXPECT_TRUE(r["passed"].get<bool>());
+  int bending = 0, longitudinal = 0;
+  for (const auto& m : r["modes"]) {
+    EXPECT_LT(std::abs(m["error_percent"].get<double>()), 1.0) << m.dump();
+    bending += m["mode"].get<std::string>().starts_with("bending");
+    longitudinal += m["mode"].get<std::string>().starts_with("longitudinal");
+  }
+  EXPECT_GE(bending, 8);
+  EXPECT_GE(longitudinal, 1);
+
+  // Linear tetrahedra on a 20 mm surface: far too stiff in bending, and --analytic says so.
+  const CliRun coarse = cli("validate " + kBar + " --analytic --report " + (dir / "p1").string());
+  EXPECT_EQ(coarse.exit_code, 2) << coarse.output;
+  EXPECT_NE(coarse.output.find("FAIL"), std::string::npos) << coarse.output;
+  EXPECT_FALSE(read_json(dir / "p1" / "analytic.json")["passed"].get<bool>());
+}
+
+TEST(Analytic, PlateLowModesMatchMindlin) {
+  const fs::path dir = scratch_root() / "analytic-plate";
+  const CliRun r = cli("validate " + source("meshes/plate.obj") + " --material steel --modes 10 --analytic --report " +
+                       dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json j = read_json(dir / "analytic.json");
+  EXPECT_GE(j["modes"].size(), 8u);
+  for (const auto& m : j["modes"]) EXPECT_LT(std::abs(m["error_percent"].get<double>()), 2.0) << m.dump();
+}
+
+TEST(Analytic, ShapesWithoutATheoryAndClampedObjectsAreRefused) {
+  const fs::path dir = scratch_root() / "analytic-bad";
+  fs::create_directories(dir);
+  const fs::path report = dir / "report";
+  auto refused = [&](const std::string& args, const std::string& words) {
+    expect_error(cli("validate " + args + " --analytic --report " + report.string()), words, report);
+    EXPECT_FALSE(fs::exists(report / "analytic.json"));
+  };
+  refused(source("meshes/sphere.obj") + " --material steel", "not an axis-aligned box");
+  {
+    std::ofstream cube(dir / "cube.obj");
+    cube << "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n"
+            "f 1 3 2\nf 1 4 3\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\nf 2 3 7\nf 2 7 6\nf 3 4 8\nf 3 8 7\n"
+            "f 4 1 5\nf 4 5 8\n";
+  }
+  refused((dir / "cube.obj").string() + " --units cm --material steel", "neither a bar");
+  refused(source("meshes/bar.obj") + " --material steel --fix 'x<=-0.14'", "free objects only");
+  refused("--material steel", "needs the MESH");
+}
