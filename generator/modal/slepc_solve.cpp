@@ -140,9 +140,10 @@ struct SolveSetup {
 // with its estimate, before allocating, instead of dying in the middle. A user's own
 // -st_mat_mumps_icntl_23 wins.
 void cap_factor_memory(double limit_bytes) {
+  static bool set_here = false;  // by an earlier solve of this process, not by the user
   PetscBool given = PETSC_FALSE;
   check(PetscOptionsHasName(nullptr, nullptr, "-st_mat_mumps_icntl_23", &given), "PetscOptionsHasName");
-  if (given) return;
+  if (given && !set_here) return;
   if (!(limit_bytes > 0)) {
     MPI_Comm node = MPI_COMM_NULL;
     MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
@@ -153,9 +154,11 @@ void cap_factor_memory(double limit_bytes) {
     limit_bytes = 0.8 * available_memory_bytes() / ranks_here;
   }
   const long mb = static_cast<long>(limit_bytes / (1 << 20));
-  if (mb > 0)
+  if (mb > 0) {
     check(PetscOptionsSetValue(nullptr, "-st_mat_mumps_icntl_23", std::to_string(mb).c_str()),
           "PetscOptionsSetValue");
+    set_here = true;
+  }
 }
 
 // After a failed EPSSetUp: MUMPS's memory errors (the same on every rank) as one Error saying
