@@ -86,6 +86,7 @@ ModalAnalysisRequest analysis_request(const AnalysisOptions& o) {
   request.fmax_hz = o.fmax_hz;
   for (const auto& f : o.fix) request.fix.push_back(parse_half_space(f));
   request.max_memory_bytes = o.max_memory_bytes;
+  request.solver = o.solver;
   return request;
 }
 

@@ -71,7 +71,16 @@ void add_analysis_options(CLI::App& c, AnalysisOptions& o) {
   c.add_option("--name", o.name, "model name (default: the mesh file's stem)");
   c.add_option_function<std::string>(
       "--max-memory", [&o](const std::string& text) { o.max_memory_bytes = parse_memory_size(text); },
-      "memory the eigen solve may use (e.g. 2G, 500M, bytes; default: what the machine has free)");
+      "memory the eigen solve may use (e.g. 2G, 500M, bytes; default: what the machine has free; "
+      "per rank with --solver slepc)");
+}
+
+void add_solver_option(CLI::App& c, std::string& solver) {
+  c.add_option("--solver", solver,
+               "eigen solver: default (CHOLMOD + block Lanczos, one process) or slepc (PETSc/SLEPc "
+               "with MUMPS, run under mpirun -n N for several processes or machines)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"default", "slepc"}));
 }
 
 Material resolve_material(const AnalysisOptions& o) {

@@ -31,10 +31,15 @@ struct AnalysisOptions {
   std::string normalize = "physical";
   std::string name;
   double max_memory_bytes = 0;  // --max-memory; 0: the machine's available memory
+  std::string solver = "default";  // --solver default | slepc
 };
 
 // Adds the shared options to a subcommand (the positional MESH included).
 void add_analysis_options(CLI::App& command, AnalysisOptions& options);
+
+// --solver default|slepc: on `modes`, `generate` and `bench` (`reference` has its own --solver,
+// the linear solver of its time stepping).
+void add_solver_option(CLI::App& command, std::string& solver);
 
 // The material from --material and the overrides, validated.
 Material resolve_material(const AnalysisOptions& options);

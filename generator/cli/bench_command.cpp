@@ -1,7 +1,8 @@
 // `mesh2dsp bench`: wall time and peak memory per analysis stage on the benchmark meshes and on
 // synthetic meshes of a given size, P1 and P2. Each case runs in a child process so that its
 // peak memory is its own. For the benchmark bar, the error of the eight bending modes against
-// Timoshenko (shared/benchmarks/README.md) is reported beside the time.
+// Timoshenko (shared/benchmarks/README.md) is reported beside the time. Under mpirun with
+// --solver slepc the cases run in rank 0's process and the peak memory of every rank is shown.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 #include "cli/analysis.hpp"
 #include "cli/commands.hpp"
 #include "fem/surface_mesh.hpp"
+#include "modal/rank_memory.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
@@ -35,8 +37,9 @@ struct BenchCase {
   std::optional<double> max_tet_volume_m3;
 };
 
-json run_case(const BenchCase& c, int modes, const std::string& material) {
+json run_case(const BenchCase& c, int modes, const std::string& material, const std::string& solver) {
   AnalysisOptions o;
+  o.solver = solver;
   o.input = c.mesh;
   o.material_name = material;
   o.modes = modes;
@@ -59,7 +62,12 @@ json run_case(const BenchCase& c, int modes, const std::string& material) {
   // The eigen stage per mode returned (rigid-body modes are solved for too, but not returned).
   j["eigen_ms_per_mode"] =
       model.modes.empty() ? 0.0 : 1e3 * report.timer.seconds("eigen solve") / model.modes.size();
-  j["peak_mb"] = peak_rss_mb();
+  // Every rank's own peak (one without MPI): what a cluster's nodes must hold.
+  const std::vector<double> rank_peaks = rank_peak_memory_mb();
+  j["solver"] = solver;
+  j["ranks"] = rank_peaks.size();
+  j["rank_peak_mb"] = rank_peaks;
+  j["peak_mb"] = rank_peaks.front();
   if (std::filesystem::path(c.mesh).filename().string().starts_with("bar_")) {
     double worst = 0;
     for (double ref : kBarTimoshenkoHz) {
@@ -73,19 +81,29 @@ json run_case(const BenchCase& c, int modes, const std::string& material) {
 }
 
 // "mesh s" = reading, remeshing (when the surface is finer than needed) and TetGen.
-// Runs one case in a child so that the peak memory is the case's own.
-json run_isolated(const BenchCase& c, int modes, const std::string& material) {
+json run_case_or_error(const BenchCase& c, int modes, const std::string& material,
+                       const std::string& solver) {
+  try {
+    return run_case(c, modes, material, solver);
+  } catch (const std::exception& e) {
+    return json{{"case", c.label}, {"order", c.order}, {"error", e.what()}};
+  }
+}
+
+// Runs one case in a child so that the peak memory is the case's own. Under MPI a process
+// cannot fork (the child could not take part in the solves): the case runs in this process,
+// with every rank's peak memory reset before it.
+json run_isolated(const BenchCase& c, int modes, const std::string& material, const std::string& solver) {
+  if (parallel_session_running()) {
+    reset_rank_peak_memory();
+    return run_case_or_error(c, modes, material, solver);
+  }
   int fd[2];
   if (pipe(fd) != 0) throw Error("bench: cannot create a pipe");
   const pid_t pid = fork();
   if (pid == 0) {
     close(fd[0]);
-    std::string out;
-    try {
-      out = run_case(c, modes, material).dump();
-    } catch (const std::exception& e) {
-      out = json{{"case", c.label}, {"order", c.order}, {"error", e.what()}}.dump();
-    }
+    const std::string out = run_case_or_error(c, modes, material, solver).dump();
     (void)!write(fd[1], out.data(), out.size());
     close(fd[1]);
     _exit(0);
@@ -118,6 +136,7 @@ void register_bench_command(CLI::App& app) {
     int modes = 50;
     std::string material = "steel";
     std::string json_out;
+    std::string solver = "default";
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("meshes", o->meshes, "surface meshes to analyse (default: none)");
@@ -129,6 +148,7 @@ void register_bench_command(CLI::App& app) {
   cmd->add_option("--modes", o->modes, "modes per case")->capture_default_str();
   cmd->add_option("--material", o->material, "material preset")->capture_default_str();
   cmd->add_option("--json", o->json_out, "write all numbers to this JSON file");
+  add_solver_option(*cmd, o->solver);
   cmd->callback([o] {
     std::vector<BenchCase> cases;
     for (const auto& m : o->meshes)
@@ -147,22 +167,25 @@ void register_bench_command(CLI::App& app) {
     }
     if (cases.empty()) throw Error("bench: give meshes and/or --sizes with --size-mesh");
     json all = json::array();
-    fmt::print("| case | P | tets | DOF | modes | mesh s | assembly s | factor s | eigen s | eigen ms/mode | est. solve s | total s | peak MB | bending err % |\n");
-    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    fmt::print("| case | P | tets | DOF | modes | mesh s | assembly s | factor s | eigen s | eigen ms/mode | est. solve s | total s | peak MB | bending err % | peak MB per rank |\n");
+    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const auto& c : cases) {
-      const json j = run_isolated(c, o->modes, o->material);
+      const json j = run_isolated(c, o->modes, o->material, o->solver);
       all.push_back(j);
       if (j.contains("error")) {
         fmt::print("| {} | {} | failed: {} |\n", c.label, c.order, j["error"].get<std::string>());
         continue;
       }
-      fmt::print("| {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.1f} | {:.1f} | {:.2f} | {:.0f} | {} |\n",
+      std::string per_rank;
+      for (double mb : j["rank_peak_mb"]) per_rank += fmt::format("{}{:.0f}", per_rank.empty() ? "" : " / ", mb);
+      fmt::print("| {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.1f} | {:.1f} | {:.2f} | {:.0f} | {} | {} |\n",
                  c.label, c.order, j["tetrahedra"].get<int>(), j["dof"].get<int>(),
                  j["modes"].get<int>(), stage_s(j, "read mesh") + stage_s(j, "surface remeshing") + stage_s(j, "tetrahedralization"),
-                 stage_s(j, "assembly"), stage_s(j, "factorization"), stage_s(j, "eigen solve"),
+                 stage_s(j, "assembly") + stage_s(j, "distributed assembly"), stage_s(j, "factorization"), stage_s(j, "eigen solve"),
                  j["eigen_ms_per_mode"].get<double>(), j["estimated_solve_s"].get<double>(),
                  j["total_s"].get<double>(), j["peak_mb"].get<double>(),
-                 j.contains("bending_error_pct") ? fmt::format("{:.2f}", j["bending_error_pct"].get<double>()) : "");
+                 j.contains("bending_error_pct") ? fmt::format("{:.2f}", j["bending_error_pct"].get<double>()) : "",
+                 per_rank);
       std::fflush(stdout);
     }
     if (!o->json_out.empty()) write_text_atomically(o->json_out, all.dump(1) + "\n");

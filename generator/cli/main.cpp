@@ -3,12 +3,31 @@
 #include <fmt/format.h>
 
 #include <exception>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
+#ifdef MESH2DSP_HAVE_SLEPC
+#include "modal/slepc_solve.hpp"
+#endif
 
 int main(int argc, char** argv) {
+#ifdef MESH2DSP_HAVE_SLEPC
+  // Under mpirun (or with --solver slepc) MPI starts first, on every rank: rank 0 runs the
+  // command, the others only join its eigen solves (modal/slepc_solve.hpp). Without either,
+  // no MPI at all (its start-up costs half a second).
+  std::optional<mesh2dsp::ParallelSession> session;
+  if (mesh2dsp::parallel_session_wanted(argc, argv)) {
+    try {
+      session.emplace();
+    } catch (const mesh2dsp::Error& e) {
+      fmt::print(stderr, "mesh2dsp: error: {}\n", e.what());
+      return 1;
+    }
+    if (session->rank() != 0) return mesh2dsp::serve_parallel_solves();
+  }
+#endif
   CLI::App app{"mesh2dsp: turn a 3D object (surface mesh + material) into modal sound code"};
   app.require_subcommand(1);
   app.fallthrough();  // -q/--quiet also after the subcommand

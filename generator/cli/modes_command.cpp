@@ -14,6 +14,7 @@ void register_modes_command(CLI::App& app) {
   auto output = std::make_shared<std::string>();
   auto surface_data = std::make_shared<bool>(false);
   add_analysis_options(*cmd, *options);
+  add_solver_option(*cmd, options->solver);
   cmd->add_option("-o,--output", *output, "the modal model to write (.modal.json)")->required();
   cmd->add_flag("--surface-data", *surface_data,
                 "also write <name>.surface.bin beside the model: the surface and its per-vertex "

@@ -171,6 +171,7 @@ void register_generate_command(CLI::App& app) {
   auto analysis = std::make_shared<AnalysisOptions>();
   auto o = std::make_shared<GenerateOptions>();
   add_analysis_options(*cmd, *analysis);
+  add_solver_option(*cmd, analysis->solver);
   cmd->add_option("--faust", o->faust, "Faust instrument: library function + hammer + UI (.dsp)");
   cmd->add_option("--faust-effect", o->faust_effect,
                   "Faust effect: the audio input is the force on the object (.dsp)");

@@ -109,9 +109,7 @@ SparseMatrix matrix_from(const LowerPattern& p, std::vector<double>& values) {
 
 }  // namespace
 
-FemMatrices assemble_fem_matrices(const FemMesh& mesh, const Material& material) {
-  validate_material(material);
-  const double lambda = lame_lambda(material), mu = lame_mu(material), rho = material.density_kg_m3;
+void check_element_orientation(const FemMesh& mesh) {
   for (int t = 0; t < mesh.elements.rows(); ++t) {
     TetCorners x;
     for (int c = 0; c < 4; ++c) x.row(c) = mesh.nodes.row(mesh.elements(t, c));
@@ -119,6 +117,12 @@ FemMatrices assemble_fem_matrices(const FemMesh& mesh, const Material& material)
     if (!(barycentric_gradients(x, g) > 0))
       throw Error(fmt::format("tetrahedron {} is inverted or flat", t));
   }
+}
+
+FemMatrices assemble_fem_matrices(const FemMesh& mesh, const Material& material) {
+  validate_material(material);
+  const double lambda = lame_lambda(material), mu = lame_mu(material), rho = material.density_kg_m3;
+  check_element_orientation(mesh);
   const LowerPattern pattern = build_pattern(mesh);
   std::vector<double> k(pattern.inner.size(), 0.0), m(pattern.inner.size(), 0.0);
   if (mesh.order == 1)

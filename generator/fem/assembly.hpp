@@ -18,6 +18,10 @@ struct FemMatrices {
 
 FemMatrices assemble_fem_matrices(const FemMesh& mesh, const Material& material);
 
+// Throws Error naming the first inverted or flat tetrahedron (assembly checks it; so does the
+// distributed assembly of the SLEPc solver, which does not call assemble_fem_matrices).
+void check_element_orientation(const FemMesh& mesh);
+
 // The full symmetric matrix from its lower triangle (tests, small problems).
 SparseMatrix symmetric_from_lower(const SparseMatrix& lower);
 

@@ -19,6 +19,7 @@ struct EigenSolution {
   double triangular_solve_s = 0;  // time spent in those solves
   double estimated_s = 0;         // the estimate made before factorizing
   double estimated_peak_bytes = 0;
+  double assembly_s = 0;  // assembly done inside the solve (the SLEPc solver's, distributed)
 };
 
 struct EigenSolveOptions {

@@ -8,11 +8,13 @@
 #include "fem/assembly.hpp"
 #include "fem/mesh_bodies.hpp"
 #include "modal/eigen_solve.hpp"
+#ifdef MESH2DSP_HAVE_SLEPC
+#include "modal/slepc_solve.hpp"
+#endif
 #include "util/error.hpp"
 #include "util/progress.hpp"
 
 namespace mesh2dsp {
-
 ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
                                   const ModalAnalysisRequest& request, StageTimer* timer) {
   if (request.modes < 1) throw Error("--modes must be at least 1");
@@ -22,8 +24,16 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
   StageTimer local;
   StageTimer& t = timer ? *timer : local;
 
+  if (request.solver != "default" && request.solver != "slepc")
+    throw Error(fmt::format("unknown eigen solver \"{}\"", request.solver));
+#ifndef MESH2DSP_HAVE_SLEPC
+  if (request.solver == "slepc")
+    throw Error("--solver slepc: this mesh2dsp was built without PETSc/SLEPc (install petsc-dev "
+                "and slepc-dev, then build again)");
+#endif
+  // The SLEPc solver assembles K and M itself, distributed over the MPI ranks.
+  const bool distributed = request.solver == "slepc";
   t.start("assembly");
-  FemMatrices fem = assemble_fem_matrices(mesh, material);
   const auto clamped = clamped_nodes(mesh.nodes, request.fix);
   int free_count = 0;
   const auto dof_map = free_dof_map(clamped, free_count);
@@ -31,7 +41,9 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
   result.clamped_nodes = static_cast<int>(std::count(clamped.begin(), clamped.end(), true));
   result.dof = free_count;
   if (free_count == 0) throw Error("--fix clamps every vertex: nothing is left to vibrate");
-  if (result.clamped_nodes > 0) {
+  FemMatrices fem;
+  if (!distributed) fem = assemble_fem_matrices(mesh, material);
+  if (!distributed && result.clamped_nodes > 0) {
     fem.stiffness = restrict_to_free(fem.stiffness, dof_map, free_count);
     fem.mass = restrict_to_free(fem.mass, dof_map, free_count);
   }
@@ -65,8 +77,15 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
     return std::min(found + (request.modes - in_band) + 8, found * 3 / 2 + 8);
   };
   t.start("eigen solve");
+#ifdef MESH2DSP_HAVE_SLEPC
+  const EigenSolution solution =
+      distributed ? solve_fem_modes_slepc(mesh, material, dof_map, free_count, options, more)
+                  : solve_lowest_modes(fem.stiffness, fem.mass, options, more);
+#else
   const EigenSolution solution = solve_lowest_modes(fem.stiffness, fem.mass, options, more);
+#endif
   t.stop();
+  if (solution.assembly_s > 0) t.split_last("distributed assembly", solution.assembly_s);
   t.split_last("factorization", solution.factorization_s);
   result.estimated_eigen_s = solution.estimated_s;
   result.estimated_peak_bytes = solution.estimated_peak_bytes;

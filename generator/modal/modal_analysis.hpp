@@ -2,6 +2,7 @@
 // FEM mesh + material → the modes in a frequency band: assembly, clamping, eigen solve,
 // rigid-body exclusion by frequency.
 #include <Eigen/Core>
+#include <string>
 #include <vector>
 
 #include "fem/boundary.hpp"
@@ -16,6 +17,9 @@ struct ModalAnalysisRequest {
   double fmin_hz = 20, fmax_hz = 20000;
   std::vector<HalfSpace> fix;
   double max_memory_bytes = 0;  // 0: the machine's available memory
+  // "default": CHOLMOD + block Lanczos on this process; "slepc": PETSc/SLEPc on the MPI ranks
+  // (the same modes; see modal/slepc_solve.hpp).
+  std::string solver = "default";
 };
 
 struct ModalAnalysisResult {
