@@ -48,6 +48,22 @@
 
 #include <math.h>
 
+/* The float maths the header calls. A build can route them to one implementation on every
+ * machine (examples/cortex-m4 does: a board's newlib and the host's glibc differ by an ulp in
+ * some expf/sinf/cosf results, which detunes a mode's phase over a second). */
+#ifndef BAR_EXPF
+#define BAR_EXPF expf
+#endif
+#ifndef BAR_SINF
+#define BAR_SINF sinf
+#endif
+#ifndef BAR_COSF
+#define BAR_COSF cosf
+#endif
+#ifndef BAR_POWF
+#define BAR_POWF powf
+#endif
+
 #define BAR_MODES 17
 #define BAR_POINTS 8
 #define BAR_OUTPUTS 1
@@ -201,8 +217,8 @@ BAR_INLINE void bar_compute_coefficients(bar_state* s) {
     const float wd2 = bar_omega_ratio2[n] * (f * f) - bar_decay2[n] / (t * t);
     const float wd = sqrtf(0.0f < wd2 ? wd2 : 0.0f);  /* damped angular frequency */
     const float theta = s->inv_sample_rate * wd;
-    const float r = expf(-1.0f * (bar_decay_per_s[n] / sr / t));
-    const float ca = r * cosf(theta), sb = r * sinf(theta);
+    const float r = BAR_EXPF(-1.0f * (bar_decay_per_s[n] / sr / t));
+    const float ca = r * BAR_COSF(theta), sb = r * BAR_SINF(theta);
     s->ca[n] = -1.0f < ca ? ca : -1.0f;
     s->sb[n] = -1.0f < sb ? sb : -1.0f;
     s->kv[n] = bar_decay_per_s[n] / t / (wd > 1e-9f ? wd : 1e-9f);
@@ -269,7 +285,7 @@ BAR_INLINE void bar_prepare(bar_state* s, float sample_rate_hz) {
   s->contact_u_target = s->contact_v_target = 0.0f;
   s->gain_target = 0.5f;
   s->level = BAR_LEVEL;
-  s->smooth_pole = expf(0.0f - 100.0f / sample_rate_hz);
+  s->smooth_pole = BAR_EXPF(0.0f - 100.0f / sample_rate_hz);
   s->excitation = BAR_EXCITE_IMPACT;
   s->size_target = 0.1f;
   s->speed_target = 0.3f;
@@ -285,7 +301,7 @@ BAR_INLINE void bar_prepare(bar_state* s, float sample_rate_hz) {
     for (k = 0; k < 10; ++k) {
       /* Corners 20 2^k Hz, 20 Hz .. 10 kHz: 2 pi p_k / SR. */
       s->fractal_w[k] = 125.66370614359172954f * (float)(1 << k) / sample_rate_hz;
-      s->fractal_b[k] = expf(-1.0f * s->fractal_w[k]);
+      s->fractal_b[k] = BAR_EXPF(-1.0f * s->fractal_w[k]);
     }
     s->fractal_in_scale = 4.656613e-10f * sqrtf(1.5f * sample_rate_hz) * (1.0f - s->fractal_b[0]);
   }
@@ -371,14 +387,14 @@ BAR_INLINE float bar_contact_force(bar_state* s, int trig, float in) {
     if (s->hardness != s->cache_hardness) {
       /* Recomputed only when the input changes: the same values, far fewer transcendentals. */
       s->cache_hardness = s->hardness;
-      s->cache_contact = 0.0002f * powf(50.0f, 1.0f - s->hardness);
+      s->cache_contact = 0.0002f * BAR_POWF(50.0f, 1.0f - s->hardness);
       s->cache_ramp = (int)(sr * ((1.0f - s->hardness) * 0.01f + 0.001f) + 0.5f);
       if (s->cache_ramp < 1) s->cache_ramp = 1;
       s->cache_sqrt_ramp = sqrtf((float)s->cache_ramp);
     }
     const float contact = s->cache_contact;
     phase = (float)s->since / (contact * sr);
-    impact = phase < 1.0f ? s->velocity * (1.0f - cosf(two_pi * phase)) / contact : 0.0f;
+    impact = phase < 1.0f ? s->velocity * (1.0f - BAR_COSF(two_pi * phase)) / contact : 0.0f;
   }
 
   /* The filters below are written in the Faust compiler's normal form of the same expressions
@@ -391,7 +407,7 @@ BAR_INLINE float bar_contact_force(bar_state* s, int trig, float in) {
   env = s->burst_count > 0 ? (since_burst < ramp ? (float)since_burst : (float)s->burst_count) / (float)ramp : 0.0f;
   if (s->size != s->cache_size) {
     s->cache_size = s->size;
-    s->cache_b = expf(-1.0f * s->two_pi_over_sr * (9500.0f * (1.0f - s->size) + 500.0f));
+    s->cache_b = BAR_EXPF(-1.0f * s->two_pi_over_sr * (9500.0f * (1.0f - s->size) + 500.0f));
   }
   b = s->cache_b;
   s->burst_lp[0] = b * s->burst_lp[0] + s->noise_scale_sr * (s->velocity * raw * env * (1.0f - b) / s->cache_sqrt_ramp);
@@ -417,10 +433,10 @@ BAR_INLINE float bar_contact_force(bar_state* s, int trig, float in) {
   {
     if (s->roughness != s->cache_roughness) {
       const float half_beta = 0.5f * s->roughness;
-      const float zero_ratio = powf(2.0f, half_beta);
+      const float zero_ratio = BAR_POWF(2.0f, half_beta);
       s->cache_roughness = s->roughness;
-      for (k = 0; k < 10; ++k) s->cache_c[k] = expf(-1.0f * s->fractal_w[k] * zero_ratio);
-      s->cache_level = powf(50.0f, half_beta);
+      for (k = 0; k < 10; ++k) s->cache_c[k] = BAR_EXPF(-1.0f * s->fractal_w[k] * zero_ratio);
+      s->cache_level = BAR_POWF(50.0f, half_beta);
     }
     float x = raw, x1 = s->fractal_x1[0];
     s->fractal_x1[0] = raw;
@@ -439,8 +455,8 @@ BAR_INLINE float bar_contact_force(bar_state* s, int trig, float in) {
   if (fc < 10.0f) fc = 10.0f;
   if (fc != s->cache_fc) {
     s->cache_fc = fc;
-    s->cache_r = expf(-1.0f * s->quarter_pi_over_sr * fc);
-    s->cache_cos = cosf(s->two_pi_over_sr * fc);
+    s->cache_r = BAR_EXPF(-1.0f * s->quarter_pi_over_sr * fc);
+    s->cache_cos = BAR_COSF(s->two_pi_over_sr * fc);
   }
   r = s->cache_r;
   y = r * (2.0f * s->reson_y1 * s->cache_cos - r * s->reson_y2) + 0.5f * (fractal - s->reson_x2) * (1.0f - r * r);
