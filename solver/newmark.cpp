@@ -128,9 +128,12 @@ NewmarkIntegrator::NewmarkIntegrator(const FemMesh& mesh, const Material& materi
   const auto check_memory = [&](double factor_bytes) {
     check_reference_memory(
         matrices_bytes + factor_bytes + options.other_bytes, options.memory_limit_bytes, free_count_,
-        fmt::format("factor {}, matrices {}, audio and radiation {}",
+        fmt::format("factor {}, matrices {}{}",
                     factor_bytes > 0 ? format_bytes(factor_bytes) : std::string("not estimated"),
-                    format_bytes(matrices_bytes), format_bytes(options.other_bytes)));
+                    format_bytes(matrices_bytes),
+                    options.other_bytes > 0
+                        ? ", audio and radiation " + format_bytes(options.other_bytes)
+                        : std::string()));
   };
   const auto t0 = std::chrono::steady_clock::now();
   effective_ = std::make_unique<Solver>(effective, options.solver, options.single_precision,

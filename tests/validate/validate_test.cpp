@@ -551,3 +551,24 @@ TEST(BadInput, MissingFilesWrongRateSilenceAndMismatchedModelGiveOneMessage) {
                "/proc/mesh2dsp-report");
   EXPECT_FALSE(fs::exists(report));
 }
+
+// Issue 15, item 6: --max-memory reaches validate (its analysis has the eigen solve's estimate,
+// its reference render the factor's size from CHOLMOD's symbolic analysis): one message, exit
+// 1, no report — never a kill half-way.
+TEST(Validate, MaxMemoryIsHonouredByTheAnalysisAndTheReference) {
+  const fs::path dir = scratch_root() / "max-memory";
+  const CliRun solve = cli("validate " + kBar + " --max-memory 50k --report " + (dir / "a").string());
+  EXPECT_EQ(solve.exit_code, 1) << solve.output;
+  EXPECT_NE(solve.output.find("--max-memory allows"), std::string::npos) << solve.output;
+  EXPECT_EQ(solve.output.find("internal error"), std::string::npos) << solve.output;
+  // With the model given, only the reference is computed here: its check speaks.
+  const CliRun reference = cli("validate " + source("meshes/bar.obj") + " --model " +
+                               source("generated/bar/bar.modal.json") +
+                               " --max-memory 300k --report " + (dir / "b").string());
+  EXPECT_EQ(reference.exit_code, 1) << reference.output;
+  EXPECT_NE(reference.output.find("the reference render needs about"), std::string::npos)
+      << reference.output;
+  EXPECT_NE(reference.output.find("--max-memory allows"), std::string::npos) << reference.output;
+  EXPECT_FALSE(fs::exists(dir / "a"));
+  EXPECT_FALSE(fs::exists(dir / "b"));
+}
