@@ -45,7 +45,7 @@ for h in "${harnesses[@]}"; do
   rc=$?
   set -e
   execs=$(awk '/stat::number_of_executed_units/ {print $NF}' "$log" | tail -1)
-  cpu=$(awk '{printf "%.0f", $1+$2}' "$build/findings/$h/time" 2>/dev/null || echo "?")
+  cpu=$(tail -1 "$build/findings/$h/time" 2>/dev/null | awk '{printf "%.0f", $1+$2}')
   units=$(ls "$build/corpus/$h" | wc -l)
   result=ok
   [ "$rc" -eq 0 ] || { result="FINDING(rc=$rc)"; status=1; }
