@@ -36,6 +36,7 @@
 namespace {
 std::atomic<long> g_audio_allocations{0};
 std::atomic<long> g_audio_locks{0};
+std::atomic<long> g_all_allocations{0}, g_all_locks{0};  // the counters are the ones linked in
 using LockFn = int (*)(pthread_mutex_t*);
 LockFn real_lock() {
   static const LockFn real = reinterpret_cast<LockFn>(dlsym(RTLD_NEXT, "pthread_mutex_lock"));
@@ -45,6 +46,7 @@ const LockFn g_resolved_early = real_lock();  // dlsym may allocate: not on the 
 }  // namespace
 
 void* operator new(std::size_t size) {
+  g_all_allocations.fetch_add(1, std::memory_order_relaxed);
   if (mesh2dsp::runtime::in_audio_callback()) g_audio_allocations.fetch_add(1);
   if (void* p = std::malloc(size ? size : 1)) return p;
   throw std::bad_alloc();
@@ -56,6 +58,7 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 #pragma GCC diagnostic pop
 
 extern "C" int pthread_mutex_lock(pthread_mutex_t* mutex) {
+  g_all_locks.fetch_add(1, std::memory_order_relaxed);
   if (mesh2dsp::runtime::in_audio_callback()) g_audio_locks.fetch_add(1);
   return real_lock()(mutex);
 }
@@ -279,6 +282,8 @@ TEST(Soak, FiveHundredModesUnderAnOscStormAndHotReloads) {
 
   EXPECT_GE(report.played_s, 0.95 * soak_s);
   EXPECT_GE(sent.load(), static_cast<long>(800 * (soak_s - 2))) << "the storm fell short";
+  ASSERT_GT(g_all_allocations.load(), 0) << "the counting operator new is not the one linked in";
+  ASSERT_GT(g_all_locks.load(), 0) << "the counting pthread_mutex_lock is not the one called";
   EXPECT_EQ(g_audio_allocations.load(), 0) << "the audio callback allocated";
   EXPECT_EQ(g_audio_locks.load(), 0) << "the audio callback took a mutex";
   EXPECT_TRUE(finite);
