@@ -17,6 +17,12 @@ harnesses=("$@")
 build="$here/build-fuzz"
 cc=${CC_FUZZ:-clang-14}
 cxx=${CXX_FUZZ:-clang++-14}
+# Not in scripts/packages/ (CI does not fuzz, and clang is large): fuzzing needs Debian's clang
+# and its compiler-rt (libFuzzer, the sanitizer runtimes).
+if ! command -v "$cxx" >/dev/null || ! dpkg-query -W -f='${Status}' libclang-rt-14-dev 2>/dev/null | grep -q "ok installed"; then
+  echo "fuzz/run.sh: needs $cxx and libclang-rt-14-dev: apt-get install clang-14 libclang-rt-14-dev" >&2
+  exit 1
+fi
 
 if [ ! -f "$build/build.ninja" ]; then
   launcher=()
