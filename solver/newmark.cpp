@@ -11,6 +11,7 @@
 #include <complex>
 
 #include "fem/boundary.hpp"
+#include "modal/memory_estimate.hpp"
 #include "stvk.hpp"
 #include "supernodal_solve.hpp"
 #include "util/error.hpp"
@@ -29,13 +30,17 @@ struct NewmarkIntegrator::Solver {
   LinearSolverKind kind;
   long long cg_iterations = 0, cg_solves = 0;
 
-  Solver(const SparseMatrix& lower, LinearSolverKind k, bool single_precision) : kind(k) {
+  Solver(const SparseMatrix& lower, LinearSolverKind k, bool single_precision,
+         const std::function<void(double)>& before_factorizing)
+      : kind(k) {
     Eigen::ComputationInfo info;
+    if (kind != LinearSolverKind::cholmod_supernodal) before_factorizing(0);  // no estimate
     if (kind == LinearSolverKind::simplicial) {
       simplicial.compute(lower);
       info = simplicial.info();
     } else if (kind == LinearSolverKind::cholmod_supernodal) {
-      supernodal = std::make_unique<SupernodalCholesky>(lower, single_precision);  // throws
+      supernodal = std::make_unique<SupernodalCholesky>(lower, single_precision,
+                                                        before_factorizing);  // throws
       info = Eigen::Success;
     } else {
       full = symmetric_from_lower(lower);
@@ -115,8 +120,24 @@ NewmarkIntegrator::NewmarkIntegrator(const FemMesh& mesh, const Material& materi
   // K_eff = K + (2/Δt)(αM + βK) + (4/Δt²)M: the average-acceleration effective stiffness.
   const SparseMatrix effective =
       (1 + 2 * beta / dt) * fem.stiffness + (4 / (dt * dt) + 2 * alpha / dt) * fem.mass;
+  // What the render holds at its peak besides the factor: K, M and K_eff (lower, 12 bytes an
+  // entry), the full row-major copies of K and M made below (twice the entries each) and the
+  // caller's audio buffers.
+  const double matrices_bytes =
+      12.0 * static_cast<double>(fem.stiffness.nonZeros()) * (3 + 2 * 2);
+  const auto check_memory = [&](double factor_bytes) {
+    check_reference_memory(
+        matrices_bytes + factor_bytes + options.other_bytes, options.memory_limit_bytes, free_count_,
+        fmt::format("factor {}, matrices {}{}",
+                    factor_bytes > 0 ? format_bytes(factor_bytes) : std::string("not estimated"),
+                    format_bytes(matrices_bytes),
+                    options.other_bytes > 0
+                        ? ", audio and radiation " + format_bytes(options.other_bytes)
+                        : std::string()));
+  };
   const auto t0 = std::chrono::steady_clock::now();
-  effective_ = std::make_unique<Solver>(effective, options.solver, options.single_precision);
+  effective_ = std::make_unique<Solver>(effective, options.solver, options.single_precision,
+                                        check_memory);
   factorization_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // Full symmetric, row-major copies: the fastest layout for the two mat-vecs per step.
   mass_ = symmetric_from_lower(fem.mass);
@@ -134,6 +155,20 @@ NewmarkIntegrator::NewmarkIntegrator(const FemMesh& mesh, const Material& materi
 }
 
 NewmarkIntegrator::~NewmarkIntegrator() = default;
+
+void check_reference_memory(double needed_bytes, double limit_bytes, int dof,
+                            const std::string& what) {
+  const bool given = limit_bytes > 0;
+  const double limit = given ? limit_bytes : available_memory_bytes();
+  if (limit <= 0 || needed_bytes <= limit) return;
+  throw Error(fmt::format(
+      "the reference render needs about {} ({}) but {}: use --element-order 1 or a "
+      "larger --max-tet-volume, a shorter --duration or fewer listeners, --single-precision, or "
+      "run on a machine with more memory",
+      format_bytes(needed_bytes), dof > 0 ? fmt::format("{} DOF: {}", dof, what) : what,
+      given ? "--max-memory allows " + format_bytes(limit)
+            : "only " + format_bytes(limit) + " is available"));
+}
 
 long long NewmarkIntegrator::factor_nonzeros() const { return effective_->nonzeros(); }
 double NewmarkIntegrator::mean_cg_iterations() const {

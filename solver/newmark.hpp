@@ -41,7 +41,18 @@ struct NewmarkOptions {
   double tolerance = 1e-9;       // relative step-update norm, non-linear only
   LinearSolverKind solver = LinearSolverKind::cholmod_supernodal;
   bool single_precision = false;  // the supernodal factor in float (see supernodal_solve.hpp)
+  // --max-memory (0: the machine's available memory): the matrices and the factor, estimated
+  // before they are allocated (the factor from its symbolic analysis), plus `other_bytes` the
+  // caller will hold (audio buffers) must fit, or the integrator throws one Error saying what
+  // it needs and what to change instead of being killed mid-factorization.
+  double memory_limit_bytes = 0;
+  double other_bytes = 0;
 };
+
+// Throws the reference render's out-of-memory Error when `needed_bytes` exceeds `limit_bytes`
+// (0: the machine's available memory; unknown: no check). `what` lists the parts.
+void check_reference_memory(double needed_bytes, double limit_bytes, int dof,
+                            const std::string& what);
 
 // The warp of the integrator, exact (issue 12, item 1). On a linear system with Rayleigh
 // damping every mode is an independent oscillator, and Newmark's average acceleration is the

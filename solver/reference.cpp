@@ -5,8 +5,11 @@
 #include <chrono>
 #include <ctime>
 #include <cmath>
+#include <limits>
 
 #include "filters.hpp"
+#include "modal/memory_estimate.hpp"
+#include "newmark.hpp"
 #include "util/serial_threads.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
@@ -63,11 +66,28 @@ ReferenceResult render_reference(const TetMesh& tets, const FemMesh& fem, const 
   result.dt_s = s.dt_s ? *s.dt_s : automatic_time_step(s.sample_rate_hz, result.cutoff_hz);
   const double dt = result.dt_s;
 
+  // The audio side, known before anything is allocated: per listener the accumulation buffer
+  // (double), the channel (float) and the file's interleaved copy (float); per triangle and
+  // listener a delay kernel. A duration that would not fit fails here, before the assembly.
+  const double audio_samples_estimate = std::ceil(s.duration_s * s.sample_rate_hz);
+  if (audio_samples_estimate > std::numeric_limits<int>::max())
+    throw Error(fmt::format("--duration {} s at {} Hz is {:.3g} samples: more than one render can "
+                            "hold (at most {} per channel)",
+                            s.duration_s, s.sample_rate_hz, audio_samples_estimate,
+                            std::numeric_limits<int>::max()));
+  const double audio_bytes =
+      static_cast<double>(s.listeners_m.size()) *
+      (16.0 * audio_samples_estimate + 64.0 * static_cast<double>(tets.surface_faces.rows()));
+  check_reference_memory(audio_bytes, s.max_memory_bytes, 0,
+                         fmt::format("audio and radiation {}", format_bytes(audio_bytes)));
+
   NewmarkOptions options;
   options.dt_s = dt;
   options.nonlinear = s.nonlinear;
   options.solver = s.solver;
   options.single_precision = s.single_precision;
+  options.memory_limit_bytes = s.max_memory_bytes;
+  options.other_bytes = audio_bytes;
   NewmarkIntegrator integrator(fem, material, clamped, options);
   result.free_dofs = integrator.free_dofs();
   result.factorization_s = integrator.factorization_s();

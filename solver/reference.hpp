@@ -35,6 +35,9 @@ struct ReferenceSettings {
   // Stop after this many steps (benchmark); 0: run the whole duration.
   long long max_steps = 0;
   bool show_progress = true;
+  // --max-memory (0: the machine's available memory): the render stops before allocating with
+  // one message when its matrices, factor and audio buffers would not fit.
+  double max_memory_bytes = 0;
   // Called once, after the first steps were timed (≥ 0.3 s or 2 % of the run), with the
   // expected wall time of the whole time loop: what `validate` prints before waiting.
   std::function<void(double estimated_loop_s, long long steps)> on_estimate;

@@ -124,6 +124,7 @@ void run(const ReferenceOptions& o, bool strike_given) {
   settings.dt_s = o.dt_s;
   if (o.oversampling > 0) settings.dt_s = 1.0 / (o.oversampling * static_cast<double>(o.sample_rate_hz));
   settings.single_precision = o.single_precision;
+  settings.max_memory_bytes = o.analysis.max_memory_bytes;
   settings.fmax_hz = o.analysis.fmax_hz;
   settings.dc_alpha = o.dc_alpha;
   settings.nonlinear = o.nonlinear;

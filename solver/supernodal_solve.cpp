@@ -9,7 +9,8 @@
 namespace mesh2dsp {
 
 SupernodalCholesky::SupernodalCholesky(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& lower,
-                                       bool single_precision)
+                                       bool single_precision,
+                                       const std::function<void(double)>& before_factorizing)
     : n_(static_cast<int>(lower.rows())), single_(single_precision) {
   cholmod_common common;
   cholmod_start(&common);
@@ -25,6 +26,15 @@ SupernodalCholesky::SupernodalCholesky(const Eigen::SparseMatrix<double, Eigen::
   cholmod_sparse a = Eigen::viewAsCholmod(matrix);
   a.stype = -1;  // symmetric, lower triangle stored
   cholmod_factor* factor = cholmod_analyze(&a, &common);
+  if (factor && before_factorizing) {
+    try {  // CHOLMOD's supernodal factor (xsize doubles) and our copy of it, double or float
+      before_factorizing(static_cast<double>(factor->xsize) * (single_precision ? 12.0 : 16.0));
+    } catch (...) {
+      cholmod_free_factor(&factor, &common);
+      cholmod_finish(&common);
+      throw;
+    }
+  }
   const bool ok = factor && cholmod_factorize(&a, factor, &common) && common.status == CHOLMOD_OK &&
                   factor->minor == factor->n && factor->is_super;
   if (!ok) {

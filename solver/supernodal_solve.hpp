@@ -9,6 +9,7 @@
 //     against the double render and reported in solver/README.md.
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
+#include <functional>
 #include <vector>
 
 namespace mesh2dsp {
@@ -17,7 +18,11 @@ class SupernodalCholesky {
  public:
   // `lower`: the lower triangle of a symmetric positive definite matrix (column-major).
   // Throws mesh2dsp::Error when it is not positive definite.
-  SupernodalCholesky(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& lower, bool single_precision);
+  // `before_factorizing`, when given, is called after the symbolic analysis with the bytes the
+  // numeric factor will take (CHOLMOD's and our copy): it may throw to refuse a factor that
+  // would not fit in memory, before any of it is allocated.
+  SupernodalCholesky(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& lower, bool single_precision,
+                     const std::function<void(double factor_bytes)>& before_factorizing = {});
   // x = A⁻¹ b; `x` may alias nothing; no allocation.
   void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x);
   long long nonzeros() const { return nonzeros_; }

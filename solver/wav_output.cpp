@@ -35,8 +35,13 @@ void write_wav_float(const std::filesystem::path& path,
   info.format = SF_FORMAT_WAV | SF_FORMAT_FLOAT;
   const auto temporary = temporary_sibling(path);
   SNDFILE* file = sf_open(temporary.c_str(), SFM_WRITE, &info);
-  if (!file)
-    throw Error(fmt::format("cannot write {}: {}", path.string(), sf_strerror(nullptr)));
+  if (!file) {
+    // sf_open may have created the file before failing (a full disk): leave nothing behind.
+    const std::string reason = sf_strerror(nullptr);
+    std::error_code ec;
+    std::filesystem::remove(temporary, ec);
+    throw Error(fmt::format("cannot write {}: {}", path.string(), reason));
+  }
   std::vector<float> interleaved(frames * channels.size());
   for (size_t i = 0; i < frames; ++i)
     for (size_t c = 0; c < channels.size(); ++c) interleaved[i * channels.size() + c] = channels[c][i];

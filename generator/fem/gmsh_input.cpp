@@ -58,6 +58,7 @@ class Cursor {
     skip_space();
     return pos_ >= d_.size();
   }
+  std::size_t remaining() const { return pos_ < d_.size() ? d_.size() - pos_ : 0; }
   // The rest of the current line (without '\r'), moving past it.
   std::string_view line() {
     const std::size_t end = std::min(d_.find('\n', pos_), d_.size());
@@ -179,8 +180,14 @@ int checked_nodes_per_element(Cursor& in, long long type) {
   return n;
 }
 
+// Every node and element takes at least two bytes of the file (a number and a separator), so a
+// count larger than half the bytes left is a corrupt header; checked before anything is sized
+// by it (a fuzzed count of 10^8 reserved gigabytes before the short read was noticed).
 void check_count(Cursor& in, long long n, const char* what) {
   if (n < 0 || n > (1ll << 31)) in.fail(fmt::format("implausible {} {}", what, n));
+  if (static_cast<unsigned long long>(n) > in.remaining() / 2)
+    in.fail(fmt::format("{} {} is more than the {} bytes left in the file can hold", what, n,
+                        in.remaining()));
 }
 
 // Version 2.2: "$Nodes n / tag x y z", "$Elements n / tag type ntags tags... nodes...".

@@ -751,7 +751,10 @@ SurfaceMesh read_ply(const fs::path& path, const std::string& data) {
   std::vector<long long> poly;
   for (const auto& e : elements) {
     const bool is_vertex = &e == vertex_el, is_face = &e == face_el, is_strip = &e == strip_el;
-    if (is_vertex) verts.reserve(static_cast<std::size_t>(std::min<long long>(e.count, 1 << 24)));
+    // Each vertex takes at least a byte of the file: a header count beyond that cannot be met
+    // (the read fails at the end of the data), so it does not size the reservation.
+    if (is_vertex)
+      verts.reserve(static_cast<std::size_t>(std::min<long long>(e.count, static_cast<long long>(data.size()))));
     for (long long i = 0; i < e.count; ++i) {
       Eigen::Vector3d p = Eigen::Vector3d::Zero();
       for (std::size_t k = 0; k < e.properties.size(); ++k) {

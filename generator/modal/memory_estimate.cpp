@@ -86,6 +86,7 @@ double parse_memory_size(const std::string& text) {
 
 std::string format_bytes(double bytes) {
   if (bytes >= 1e9) return fmt::format("{:.1f} GB", bytes / 1e9);
+  if (bytes < 1e6) return fmt::format("{:.0f} kB", std::ceil(bytes / 1e3));  // small limits
   return fmt::format("{:.0f} MB", std::ceil(bytes / 1e6));
 }
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -20,6 +21,13 @@ using json = nlohmann::ordered_json;
 
 constexpr const char* kFormat = "mesh2dsp-modal-model";
 constexpr int kVersion = 1;
+// Relative agreement asked of values stored twice (eigenvalue and frequency, T60 and damping
+// ratio): the writer's own values agree to round-off, a hand edit of one of them does not.
+constexpr double kConsistencyTolerance = 1e-6;
+// The highest rate the generated code is meant to run at (the emitted header and Faust switch
+// off modes above Nyquist at run time); a model whose every mode lies above its Nyquist
+// frequency is silent everywhere.
+constexpr double kHighestSampleRate_hz = 192000;
 
 json vec3(const Eigen::Vector3d& v) { return json::array({v.x(), v.y(), v.z()}); }
 
@@ -43,6 +51,48 @@ T get_or(const json& j, const char* key, T fallback, const std::string& where) {
   return get<T>(j, key, where);
 }
 
+// A finite number (JSON has no NaN, but "1e999" parses as infinity).
+double get_finite(const json& j, const char* key, const std::string& where) {
+  const double x = get<double>(j, key, where);
+  if (!std::isfinite(x)) throw Error(fmt::format("{}: '{}' is not finite", where, key));
+  return x;
+}
+
+double get_finite_or(const json& j, const char* key, double fallback, const std::string& where) {
+  if (!j.contains(key) || j.at(key).is_null()) return fallback;
+  return get_finite(j, key, where);
+}
+
+// A whole number in int's range: nlohmann converts 1e20 or 0.5 to int without a check (1e20 is
+// undefined behaviour), so integers are read as numbers and checked here.
+int get_int_or(const json& j, const char* key, int fallback, const std::string& where) {
+  if (!j.is_object() || !j.contains(key) || j.at(key).is_null()) return fallback;
+  const auto& v = j.at(key);
+  if (!v.is_number()) throw Error(fmt::format("{}: field '{}' has the wrong type", where, key));
+  const double x = v.get<double>();
+  if (!(x == std::floor(x) && std::abs(x) <= std::numeric_limits<int>::max()))
+    throw Error(fmt::format("{}: '{}' must be a whole number (got {})", where, key, v.dump()));
+  return static_cast<int>(x);
+}
+
+// An array field (absent: empty), so that an object or a number in its place is one message.
+const json& get_array(const json& j, const char* key, const std::string& where) {
+  static const json empty = json::array();
+  if (!j.contains(key)) return empty;
+  if (!j.at(key).is_array())
+    throw Error(fmt::format("{}: field '{}' must be an array", where, key));
+  return j.at(key);
+}
+
+// An optional section ("mesh", "analysis") must be an object when present.
+const json& get_section(const json& j, const char* key, const std::string& origin) {
+  static const json empty = json::object();
+  if (!j.contains(key)) return empty;
+  if (!j.at(key).is_object())
+    throw Error(fmt::format("{}: field '{}' must be an object", origin, key));
+  return j.at(key);
+}
+
 Eigen::Vector3d get_vec3(const json& j, const char* key, const std::string& where) {
   auto v = get<std::vector<double>>(j, key, where);
   if (v.size() != 3) throw Error(fmt::format("{}: '{}' must have 3 components", where, key));
@@ -54,10 +104,63 @@ Eigen::Vector3d get_vec3(const json& j, const char* key, const std::string& wher
 std::vector<double> get_gains(const json& j, const std::string& where, size_t n_modes) {
   auto g = get<std::vector<double>>(j, "gains", where);
   if (g.size() != n_modes)
-    throw Error(fmt::format("{}: {} gains for {} modes", where, g.size(), n_modes));
-  for (double x : g)
-    if (!std::isfinite(x)) throw Error(fmt::format("{}: a gain is not finite", where));
+    throw Error(fmt::format("{}: {} gains for {} modes ('gains' must have one per mode)", where,
+                            g.size(), n_modes));
+  for (size_t n = 0; n < g.size(); ++n)
+    if (!std::isfinite(g[n])) throw Error(fmt::format("{}: gains[{}] is not finite", where, n));
   return g;
+}
+
+// One mode, with its damping given as damping_ratio, t60_s or both (then they must agree: the
+// emitter uses the ratio, so a hand-edited T60 beside a stale ratio would be ignored silently).
+ModalMode read_mode(const json& mj, const std::string& w) {
+  ModalMode m;
+  m.frequency_hz = get<double>(mj, "frequency_hz", w);
+  if (!std::isfinite(m.frequency_hz) || m.frequency_hz <= 0)
+    throw Error(fmt::format("{}: frequency_hz must be positive and finite", w));
+  const double omega = 2 * M_PI * m.frequency_hz;
+  m.eigenvalue = get_finite_or(mj, "eigenvalue", omega * omega, w);
+  // Re-tuning rescales the eigenvalue and recomputes the frequency from it: a frequency edited
+  // by hand beside the old eigenvalue would silently come back.
+  if (!(m.eigenvalue > 0) ||
+      std::abs(std::sqrt(m.eigenvalue) / omega - 1) > kConsistencyTolerance)
+    throw Error(fmt::format("{}: eigenvalue {} does not match frequency_hz {} (it must be "
+                            "(2*pi*f)^2 = {}): edit both, or remove 'eigenvalue'",
+                            w, m.eigenvalue, m.frequency_hz, omega * omega));
+  const bool has_ratio = mj.contains("damping_ratio") && !mj.at("damping_ratio").is_null();
+  const bool has_t60 = mj.contains("t60_s");  // null: undamped (infinite)
+  if (has_ratio) {
+    m.damping_ratio = get_finite(mj, "damping_ratio", w);
+    if (m.damping_ratio < 0)
+      throw Error(fmt::format("{}: damping_ratio must be >= 0 (got {})", w, m.damping_ratio));
+    if (m.damping_ratio >= 1)
+      throw Error(fmt::format("{}: damping_ratio {} is >= 1: an overdamped mode does not ring",
+                              w, m.damping_ratio));
+  }
+  if (has_t60 && !mj.at("t60_s").is_null()) {
+    m.t60_s = get<double>(mj, "t60_s", w);
+    if (std::isnan(m.t60_s) || m.t60_s <= 0)
+      throw Error(fmt::format("{}: t60_s must be positive (or null: undamped), got {}", w, m.t60_s));
+  } else {
+    m.t60_s = INFINITY;
+  }
+  if (has_ratio && has_t60) {
+    const double implied = t60_seconds(m.damping_ratio, omega);
+    const bool agree = std::isinf(implied) ? std::isinf(m.t60_s)
+                                           : std::abs(m.t60_s / implied - 1) <= kConsistencyTolerance;
+    if (!agree)
+      throw Error(fmt::format("{}: t60_s {} disagrees with damping_ratio {} (which gives {} s): "
+                              "edit one and remove the other",
+                              w, m.t60_s, m.damping_ratio, implied));
+  } else if (has_t60) {
+    m.damping_ratio = std::isinf(m.t60_s) ? 0 : std::log(1000.0) / (m.t60_s * omega);
+    if (m.damping_ratio >= 1)
+      throw Error(fmt::format("{}: t60_s {} is shorter than one period's worth of decay: the mode "
+                              "would be overdamped", w, m.t60_s));
+  } else {
+    m.t60_s = t60_seconds(m.damping_ratio, omega);  // ratio alone, or undamped
+  }
+  return m;
 }
 
 }  // namespace
@@ -184,34 +287,44 @@ std::string modal_model_to_json(const ModalModel& model) {
 }
 
 ModalModel modal_model_from_json(const std::string& text, const std::string& origin) {
+  // Every field is checked where it is read, and every failure names it ("origin: modes[3]:
+  // t60_s must be positive ..."): a model file may be hand-edited, truncated or written by
+  // another tool, and generate/validate must never turn it into a crash or a wrong program.
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for "1e999"
     throw Error(fmt::format("{}: not valid JSON ({})", origin, e.what()));
   }
-  if (!j.is_object() || j.value("format", std::string()) != kFormat)
+  if (!j.is_object() || !j.contains("format") || j["format"] != kFormat)
     throw Error(fmt::format("{}: not a mesh2dsp modal model (\"format\" is not \"{}\")", origin,
                             kFormat));
-  const int version = get<int>(j, "version", origin);
+  if (!j.contains("version")) throw Error(fmt::format("{}: missing field 'version'", origin));
+  const int version = get_int_or(j, "version", 0, origin);
   if (version != kVersion)
     throw Error(fmt::format("{}: modal model version {} is not supported (this build reads {})",
                             origin, version, kVersion));
   ModalModel model;
   model.name = get_or<std::string>(j, "name", "model", origin);
-  if (j.contains("mesh")) {
-    const auto& mj = j["mesh"];
+  {
+    const auto& mj = get_section(j, "mesh", origin);
     const std::string w = origin + ": mesh";
     model.mesh.source = get_or<std::string>(mj, "source", "", w);
-    model.mesh.vertices = get_or<int>(mj, "vertices", 0, w);
-    model.mesh.tetrahedra = get_or<int>(mj, "tetrahedra", 0, w);
-    model.mesh.element_order = get_or<int>(mj, "element_order", 2, w);
-    model.mesh.scale = get_or<double>(mj, "scale", 1.0, w);
+    model.mesh.vertices = get_int_or(mj, "vertices", 0, w);
+    model.mesh.tetrahedra = get_int_or(mj, "tetrahedra", 0, w);
+    model.mesh.element_order = get_int_or(mj, "element_order", 2, w);
+    model.mesh.scale = get_finite_or(mj, "scale", 1.0, w);
+    if (model.mesh.vertices < 0 || model.mesh.tetrahedra < 0)
+      throw Error(w + ": 'vertices' and 'tetrahedra' must be >= 0");
+    if (model.mesh.element_order != 1 && model.mesh.element_order != 2)
+      throw Error(fmt::format("{}: 'element_order' must be 1 or 2 (got {})", w,
+                              model.mesh.element_order));
+    if (!(model.mesh.scale > 0)) throw Error(w + ": 'scale' must be positive");
   }
   {
     const std::string w = origin + ": material";
     if (!j.contains("material")) throw Error(origin + ": missing field 'material'");
-    const auto& mj = j["material"];
+    const auto& mj = get_section(j, "material", origin);
     auto& mat = model.material;
     mat.name = get_or<std::string>(mj, "name", "custom", w);
     mat.density_kg_m3 = get<double>(mj, "density", w);
@@ -220,68 +333,84 @@ ModalModel modal_model_from_json(const std::string& text, const std::string& ori
     mat.rayleigh_mass_per_s = get_or<double>(mj, "rayleigh_mass", 0.0, w);
     mat.rayleigh_stiffness_s = get_or<double>(mj, "rayleigh_stiffness", 0.0, w);
     mat.source = get_or<std::string>(mj, "source", "", w);
-    validate_material(mat);
+    try {
+      validate_material(mat);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", w, e.what()));
+    }
   }
-  if (j.contains("analysis")) {
-    const auto& aj = j["analysis"];
+  {
+    const auto& aj = get_section(j, "analysis", origin);
     const std::string w = origin + ": analysis";
-    model.analysis.fmin_hz = get_or<double>(aj, "fmin_hz", 20.0, w);
-    model.analysis.fmax_hz = get_or<double>(aj, "fmax_hz", 20000.0, w);
-    model.analysis.requested_modes = get_or<int>(aj, "requested_modes", 0, w);
-    model.analysis.fixed = get_or<std::vector<std::string>>(aj, "fixed", {}, w);
-    model.analysis.normalization = get_or<std::string>(aj, "normalization", "physical", w);
+    auto& a = model.analysis;
+    a.fmin_hz = get_finite_or(aj, "fmin_hz", 20.0, w);
+    a.fmax_hz = get_finite_or(aj, "fmax_hz", 20000.0, w);
+    a.requested_modes = get_int_or(aj, "requested_modes", 0, w);
+    a.fixed = get_or<std::vector<std::string>>(aj, "fixed", {}, w);
+    a.normalization = get_or<std::string>(aj, "normalization", "physical", w);
+    if (!(a.fmin_hz >= 0 && a.fmax_hz > a.fmin_hz))
+      throw Error(fmt::format("{}: the band fmin_hz {} .. fmax_hz {} is empty", w, a.fmin_hz,
+                              a.fmax_hz));
+    if (a.normalization != "physical" && a.normalization != "per-point")
+      throw Error(fmt::format("{}: 'normalization' must be \"physical\" or \"per-point\" (got "
+                              "\"{}\")", w, a.normalization));
   }
   if (!j.contains("modes") || !j["modes"].is_array())
     throw Error(origin + ": missing array 'modes'");
-  double previous = 0;
+  if (j["modes"].empty()) throw Error(origin + ": 'modes' is empty: the model has no modes, nothing would sound");
   for (size_t i = 0; i < j["modes"].size(); ++i) {
-    const auto& mj = j["modes"][i];
     const std::string w = fmt::format("{}: modes[{}]", origin, i);
-    ModalMode m;
-    m.frequency_hz = get<double>(mj, "frequency_hz", w);
-    m.damping_ratio = get_or<double>(mj, "damping_ratio", 0.0, w);
-    m.t60_s = get_or<double>(mj, "t60_s", INFINITY, w);
-    m.eigenvalue = get_or<double>(mj, "eigenvalue", std::pow(2 * M_PI * m.frequency_hz, 2), w);
-    if (!std::isfinite(m.frequency_hz) || m.frequency_hz <= 0)
-      throw Error(fmt::format("{}: frequency must be positive and finite", w));
-    if (m.frequency_hz < previous)
-      throw Error(fmt::format("{}: modes must be in ascending frequency", w));
-    if (m.damping_ratio < 0 || !std::isfinite(m.damping_ratio))
-      throw Error(fmt::format("{}: damping ratio must be a non-negative number", w));
-    previous = m.frequency_hz;
+    ModalMode m = read_mode(j["modes"][i], w);
+    if (!model.modes.empty() && m.frequency_hz < model.modes.back().frequency_hz)
+      throw Error(fmt::format("{}: modes must be in ascending frequency ({} Hz after {} Hz)", w,
+                              m.frequency_hz, model.modes.back().frequency_hz));
     model.modes.push_back(m);
   }
-  if (j.contains("excitations")) {
-    for (size_t i = 0; i < j["excitations"].size(); ++i) {
-      const auto& ej = j["excitations"][i];
-      const std::string w = fmt::format("{}: excitations[{}]", origin, i);
-      ModalExcitation e;
-      e.vertex = get_or<int>(ej, "vertex", -1, w);
-      e.position = get_vec3(ej, "position", w);
-      e.direction = ej.contains("direction") ? get_vec3(ej, "direction", w)
-                                             : Eigen::Vector3d::Zero();
-      e.gains = get_gains(ej, w, model.modes.size());
-      model.excitations.push_back(std::move(e));
-    }
+  if (model.modes.front().frequency_hz >= kHighestSampleRate_hz / 2)
+    throw Error(fmt::format(
+        "{}: modes[0]: frequency_hz {} (the lowest mode) is above the Nyquist frequency of every "
+        "sample rate up to {} Hz: the program would be silent",
+        origin, model.modes.front().frequency_hz, kHighestSampleRate_hz));
+  const auto& excitations = get_array(j, "excitations", origin);
+  for (size_t i = 0; i < excitations.size(); ++i) {
+    const auto& ej = excitations[i];
+    const std::string w = fmt::format("{}: excitations[{}]", origin, i);
+    if (!ej.is_object()) throw Error(w + ": must be an object");
+    ModalExcitation e;
+    e.vertex = get_int_or(ej, "vertex", -1, w);
+    e.position = get_vec3(ej, "position", w);
+    e.direction = ej.contains("direction") ? get_vec3(ej, "direction", w)
+                                           : Eigen::Vector3d::Zero();
+    e.gains = get_gains(ej, w, model.modes.size());
+    model.excitations.push_back(std::move(e));
   }
-  if (j.contains("listeners")) {
-    for (size_t i = 0; i < j["listeners"].size(); ++i) {
-      const auto& lj = j["listeners"][i];
-      const std::string w = fmt::format("{}: listeners[{}]", origin, i);
-      ModalListener l;
-      l.position = get_vec3(lj, "position", w);
-      l.gains = get_gains(lj, w, model.modes.size());
-      l.delay_s = get_or<double>(lj, "delay_s", 0.0, w);
-      model.listeners.push_back(std::move(l));
-    }
+  const auto& listeners = get_array(j, "listeners", origin);
+  for (size_t i = 0; i < listeners.size(); ++i) {
+    const auto& lj = listeners[i];
+    const std::string w = fmt::format("{}: listeners[{}]", origin, i);
+    if (!lj.is_object()) throw Error(w + ": must be an object");
+    ModalListener l;
+    l.position = get_vec3(lj, "position", w);
+    l.gains = get_gains(lj, w, model.modes.size());
+    l.delay_s = get_finite_or(lj, "delay_s", 0.0, w);
+    if (l.delay_s < 0) throw Error(fmt::format("{}: delay_s must be >= 0 (got {})", w, l.delay_s));
+    model.listeners.push_back(std::move(l));
   }
-  if (j.contains("excitation_triangles")) {
-    model.excitation_triangles =
-        get<std::vector<std::array<int, 3>>>(j, "excitation_triangles", origin);
-    for (const auto& t : model.excitation_triangles)
-      for (int k : t)
-        if (k < 0 || k >= static_cast<int>(model.excitations.size()))
-          throw Error(origin + ": excitation_triangles refers to a missing excitation");
+  const auto& triangles = get_array(j, "excitation_triangles", origin);
+  for (size_t i = 0; i < triangles.size(); ++i) {
+    const std::string w = fmt::format("{}: excitation_triangles[{}]", origin, i);
+    const auto& tj = triangles[i];
+    if (!tj.is_array() || tj.size() != 3)
+      throw Error(w + ": must be an array of 3 excitation indices");
+    std::array<int, 3> t{};
+    for (size_t k = 0; k < 3; ++k) {
+      const double x = tj[k].is_number() ? tj[k].get<double>() : -1.0;
+      if (!(x == std::floor(x) && x >= 0 && x < static_cast<double>(model.excitations.size())))
+        throw Error(fmt::format("{}: {} is not the index of an excitation (0 .. {})", w,
+                                tj[k].dump(), static_cast<int>(model.excitations.size()) - 1));
+      t[k] = static_cast<int>(x);
+    }
+    model.excitation_triangles.push_back(t);
   }
   if (j.contains("surface"))
     model.surface_file = get<std::string>(j["surface"], "file", origin + ": surface");

@@ -16,7 +16,9 @@ void write_file_atomically(const std::filesystem::path& path,
 void write_text_atomically(const std::filesystem::path& path, std::string_view text);
 
 // A temporary path next to `path` for tools that write files themselves; the caller renames it
-// with commit_temporary() when done, or removes it on failure.
+// with commit_temporary() when done, or removes it on failure. Until then it is registered for
+// removal on SIGINT, SIGTERM and SIGHUP (a handler installed where the signal is still at its
+// default), so an interrupted run leaves no partial file behind.
 std::filesystem::path temporary_sibling(const std::filesystem::path& path);
 void commit_temporary(const std::filesystem::path& temporary, const std::filesystem::path& path);
 

@@ -26,6 +26,7 @@ std::vector<float> render_contact_velocity(const FemMesh& fem, const Material& m
   options.nonlinear = s.nonlinear;
   options.solver = s.solver;
   options.single_precision = s.single_precision;
+  options.memory_limit_bytes = s.max_memory_bytes;  // --max-memory
   NewmarkIntegrator integrator(fem, material, clamped, options);
   const int nodes = static_cast<int>(fem.nodes.rows());
   const Eigen::VectorXd unit_load = strike_load(s.strike, nodes);

@@ -258,6 +258,7 @@ void run(const CLI::App& cmd, const ValidateOptions& o) {
     ReferenceSettings settings;
     settings.sample_rate_hz = ref.rate_hz;
     settings.duration_s = o.duration_s;
+    settings.max_memory_bytes = o.analysis.max_memory_bytes;
     // One step per audio sample by default (issue 12): Newmark's average acceleration is the
     // bilinear transform of every mode, so the render's warp is known exactly and the generated
     // side is pre-warped to it below; --oversampling or --dt only move the warp.

@@ -68,8 +68,15 @@ void SwappableDsp::init(int sample_rate_hz) {
   if (current_->instance().getSampleRate() != sample_rate_hz) current_->instance().init(sample_rate_hz);
 }
 
+namespace {
+thread_local bool t_in_audio_callback = false;
+}  // namespace
+
+bool in_audio_callback() { return t_in_audio_callback; }
+
 void SwappableDsp::compute(int count, FAUSTFLOAT** inputs, FAUSTFLOAT** outputs) {
   // REAL-TIME: no allocation, no lock, no system call below this line.
+  t_in_audio_callback = true;
   const std::uint64_t start_ns = now_ns();
   audio_running_.store(true, std::memory_order_relaxed);
 
@@ -128,6 +135,7 @@ void SwappableDsp::compute(int count, FAUSTFLOAT** inputs, FAUSTFLOAT** outputs)
   busy_ns_.fetch_add(busy, std::memory_order_relaxed);
   if (busy > max_callback_ns_.load(std::memory_order_relaxed))
     max_callback_ns_.store(busy, std::memory_order_relaxed);
+  t_in_audio_callback = false;
 }
 
 std::unique_ptr<Voice> SwappableDsp::swap(std::unique_ptr<Voice> next,

@@ -47,6 +47,11 @@ class Voice {
   std::vector<float*> input_pointers_, output_pointers_;
 };
 
+// True on a thread while it runs SwappableDsp::compute (the audio callback of live play): a
+// test's replacement operator new or mutex lock counts what the audio path does (issue 15's
+// soak test; the real-time contract above).
+bool in_audio_callback();
+
 class SwappableDsp final : public dsp {
  public:
   SwappableDsp(std::unique_ptr<Voice> first, double crossfade_s);

@@ -76,8 +76,12 @@ SoundFileWriter::SoundFileWriter(const std::filesystem::path& path, int channels
                             path.string(), channels, sample_rate_hz));
   temporary_ = temporary_sibling(path);
   file_ = sf_open(temporary_.c_str(), SFM_WRITE, &info);
-  if (!file_)
-    throw Error(fmt::format("cannot write {}: {}", path.string(), sf_strerror(nullptr)));
+  if (!file_) {
+    // sf_open may have created the file before failing (a full disk): leave nothing behind.
+    const std::string reason = sf_strerror(nullptr);
+    std::filesystem::remove(temporary_, ec);
+    throw Error(fmt::format("cannot write {}: {}", path.string(), reason));
+  }
   // Integer formats: clip rather than wrap around (libsndfile's default for float → int).
   if (integer_) sf_command(file_, SFC_SET_CLIPPING, nullptr, SF_TRUE);
 }

@@ -127,3 +127,28 @@ TEST_F(ReferenceCli, UnwritableOutput) {
 TEST_F(ReferenceCli, StrikeOnAClampedPoint) {
   expect_clean_failure("--fix \"x<=0\" --strike vertex:0 -o " + out_.string(), "clamped");
 }
+
+// Issue 15, item 6: --max-memory is honoured by `reference` (it already was by `modes`): the
+// factor's size is known from CHOLMOD's symbolic analysis and the audio buffers from the
+// duration, so a render that would not fit stops with one message before allocating it.
+TEST_F(ReferenceCli, MaxMemoryRefusesARenderThatWouldNotFit) {
+  // The matrices and the factor of this small bar need a few hundred KB: 100 KB is too little.
+  expect_clean_failure("--duration 0.001 --max-memory 100k -o " + out_.string(),
+                       "but --max-memory allows 103 kB");  // 100 KiB
+  const CliRun r = run("reference " + mesh_ + " --element-order 1 --duration 0.001 --max-memory 100k -o " +
+                       out_.string());
+  EXPECT_NE(r.err.find("the reference render needs about"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" DOF: factor "), std::string::npos) << r.err;  // the parts are named
+  // With room, the same render runs.
+  const CliRun ok = run("reference " + mesh_ + " --element-order 1 --duration 0.001 --max-memory 1G -o " +
+                        out_.string());
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_TRUE(fs::exists(out_));
+}
+
+// A duration whose audio buffers alone would not fit is refused before the assembly (it used to
+// overflow the buffer's int length or be killed by the kernel).
+TEST_F(ReferenceCli, ADurationThatWouldNotFitIsAMessageNotAKill) {
+  expect_clean_failure("--duration 20000 --max-memory 1G -o " + out_.string(), "audio and radiation");
+  expect_clean_failure("--duration 1e7 -o " + out_.string(), "more than one render can hold");
+}

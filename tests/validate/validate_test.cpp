@@ -189,7 +189,9 @@ TEST(Validate, ThreePercentShiftFailsOnFrequencyAndSaysSo) {
   const fs::path model_path = bar_contact_report() / "model.modal.json";
   ASSERT_TRUE(fs::exists(model_path));
   auto model = mesh2dsp::read_modal_model(model_path);
-  for (auto& m : model.modes) m.frequency_hz *= 1.03, m.eigenvalue *= 1.03 * 1.03;
+  // Same damping ratio: T60 = ln(1000)/(ξω) follows the frequency (the reader refuses a T60
+  // that disagrees with the ratio, since one of the two would be ignored).
+  for (auto& m : model.modes) m.frequency_hz *= 1.03, m.eigenvalue *= 1.03 * 1.03, m.t60_s /= 1.03;
   mesh2dsp::write_modal_model(dir / "shifted.modal.json", model);
   const CliRun r = cli("validate " + kBar + " --model " + (dir / "shifted.modal.json").string() + kShort +
                          " --report " + (dir / "report").string());
@@ -605,4 +607,25 @@ TEST(Analytic, ShapesWithoutATheoryAndClampedObjectsAreRefused) {
   refused((dir / "cube.obj").string() + " --units cm --material steel", "neither a bar");
   refused(source("meshes/bar.obj") + " --material steel --fix 'x<=-0.14'", "free objects only");
   refused("--material steel", "needs the MESH");
+}
+
+// Issue 15, item 6: --max-memory reaches validate (its analysis has the eigen solve's estimate,
+// its reference render the factor's size from CHOLMOD's symbolic analysis): one message, exit
+// 1, no report — never a kill half-way.
+TEST(Validate, MaxMemoryIsHonouredByTheAnalysisAndTheReference) {
+  const fs::path dir = scratch_root() / "max-memory";
+  const CliRun solve = cli("validate " + kBar + " --max-memory 50k --report " + (dir / "a").string());
+  EXPECT_EQ(solve.exit_code, 1) << solve.output;
+  EXPECT_NE(solve.output.find("--max-memory allows"), std::string::npos) << solve.output;
+  EXPECT_EQ(solve.output.find("internal error"), std::string::npos) << solve.output;
+  // With the model given, only the reference is computed here: its check speaks.
+  const CliRun reference = cli("validate " + source("meshes/bar.obj") + " --model " +
+                               source("generated/bar/bar.modal.json") +
+                               " --max-memory 300k --report " + (dir / "b").string());
+  EXPECT_EQ(reference.exit_code, 1) << reference.output;
+  EXPECT_NE(reference.output.find("the reference render needs about"), std::string::npos)
+      << reference.output;
+  EXPECT_NE(reference.output.find("--max-memory allows"), std::string::npos) << reference.output;
+  EXPECT_FALSE(fs::exists(dir / "a"));
+  EXPECT_FALSE(fs::exists(dir / "b"));
 }
