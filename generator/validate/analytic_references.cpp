@@ -9,8 +9,6 @@
 namespace mesh2dsp::validate {
 namespace {
 
-double shear_modulus(const Material& m) { return m.youngs_modulus_pa / (2 * (1 + m.poisson_ratio)); }
-
 // Eigenfrequencies (Hz) of K x = ω² M x, ascending, the first `skip` (rigid) dropped.
 std::vector<double> dense_frequencies_hz(const Eigen::MatrixXd& k, const Eigen::MatrixXd& m, int skip, int count) {
   Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> solver(k, m, Eigen::EigenvaluesOnly);
@@ -27,7 +25,7 @@ std::vector<double> dense_frequencies_hz(const Eigen::MatrixXd& k, const Eigen::
 // inertia. Its frequencies converge as h²; see Richardson below.
 std::vector<double> timoshenko_fe_hz(int n, double length_m, double area_m2, double inertia_m4,
                                      const Material& mat, int count) {
-  const double e = mat.youngs_modulus_pa, g = shear_modulus(mat), rho = mat.density_kg_m3, nu = mat.poisson_ratio;
+  const double e = mat.youngs_modulus_pa, g = lame_mu(mat), rho = mat.density_kg_m3, nu = mat.poisson_ratio;
   const double kappa = 10 * (1 + nu) / (12 + 11 * nu);  // Cowper (1966), rectangular section
   const double l = length_m / n;
   const int dofs = 2 * (n + 1);  // (w, θ) per node
@@ -127,7 +125,7 @@ std::vector<double> mindlin_free_plate_hz(double a_m, double b_m, double h_m, co
   // Kronecker product of 1-D integrals of P_i P_k, P_i' P_k and P_i' P_k'.
   const int p = 18, n1 = p + 1, n = n1 * n1, q = p + 2;
   const double e = material.youngs_modulus_pa, nu = material.poisson_ratio, rho = material.density_kg_m3;
-  const double d = e * h_m * h_m * h_m / (12 * (1 - nu * nu)), kgh = 5.0 / 6.0 * shear_modulus(material) * h_m;
+  const double d = e * h_m * h_m * h_m / (12 * (1 - nu * nu)), kgh = 5.0 / 6.0 * lame_mu(material) * h_m;
   Eigen::VectorXd gx, gw, value, slope;
   gauss_legendre(q, gx, gw);
   Eigen::MatrixXd s00 = Eigen::MatrixXd::Zero(n1, n1), s10 = s00, s11 = s00;  // ∫PP, ∫P'P, ∫P'P' on [-1, 1]
