@@ -43,7 +43,7 @@ Result run_pd(const fs::path& dir, const std::string& patch, double seconds, int
                                     std::to_string(seconds * 1000 + 100) +
                                     ";\n#X msg 10 70 \\; pd-strike.pd menuclose 1 \\; pd quit;\n"
                                     "#X connect 0 0 1 0;\n#X connect 1 0 2 0;\n");
-  return run("cd '" + dir.string() + "' && timeout 120 pd -nogui -noaudio -batch -r " + std::to_string(rate) +
+  return run("cd '" + dir.string() + "' && timeout 120 pd -nogui -noaudio -nrt -batch -r " + std::to_string(rate) +
              " -stderr -open strike.pd -open driver.pd");
 }
 
