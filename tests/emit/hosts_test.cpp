@@ -6,6 +6,7 @@
 
 #include "audio_support.hpp"
 #include "sc_score.hpp"
+#include "support/jack_registry.hpp"
 
 namespace emit_test {
 namespace {
@@ -13,52 +14,56 @@ namespace {
 class HostsTest : public ScratchTest {};
 
 // A patch that loads <object>, strikes it ("gate 1" before the first DSP tick: a rising edge at
-// sample 0) and records its signal outlets with writesf~ for `seconds`.
-std::string strike_patch(const std::string& object, int outlets, double seconds) {
+// sample 0), records its signal outlets into tables with tabwrite~ for `seconds`, writes them
+// with soundfiler and quits. soundfiler writes synchronously: writesf~ hands the file to a disk
+// thread, and a batch Pd that quit (or hung closing it) could leave a partial WAV behind.
+std::string strike_patch(const std::string& object, int outlets, double seconds, int rate) {
+  const int frames = static_cast<int>(seconds * rate);
+  std::string tables, write = "write -rate " + std::to_string(rate) + " -bytes 4 out.wav";
+  for (int k = 0; k < outlets; ++k) write += " rec" + std::to_string(k);
   std::string patch =
       "#N canvas 0 0 600 400 12;\n"
-      "#X obj 10 10 loadbang;\n"                                             // 0
-      "#X obj 10 40 t b b b;\n"                                              // 1
-      "#X msg 200 70 open -bytes 4 out.wav \\, start;\n"                    // 2
-      "#X obj 10 130 " + object + ";\n"                                      // 3
-      "#X obj 10 170 writesf~ " + std::to_string(outlets) + ";\n"           // 4
-      "#X msg 100 100 gate 1;\n"                                             // 5
-      "#X obj 10 70 delay " + std::to_string(seconds * 1000) + ";\n"        // 6
-      "#X msg 10 100 stop;\n"                                                // 7
-      "#X msg 300 100 \\; pd dsp 1;\n"                                       // 8
-      "#X connect 0 0 1 0;\n#X connect 1 0 6 0;\n#X connect 1 1 5 0;\n#X connect 1 2 2 0;\n"
-      "#X connect 1 2 8 0;\n#X connect 2 0 4 0;\n#X connect 5 0 3 0;\n#X connect 6 0 7 0;\n"
-      "#X connect 7 0 4 0;\n";
-  for (int k = 0; k < outlets; ++k)  // outlet 0 is the control outlet
-    patch += "#X connect 3 " + std::to_string(k + 1) + " 4 " + std::to_string(k) + ";\n";
-  return patch;
+      "#X obj 10 10 loadbang;\n"                                                       // 0
+      "#X obj 10 40 t b b b;\n"                                                        // 1
+      "#X msg 300 70 \\; pd dsp 1;\n"                                                 // 2
+      "#X obj 10 130 " + object + ";\n"                                                // 3
+      "#X msg 100 100 gate 1;\n"                                                       // 4
+      "#X obj 10 70 delay " + std::to_string(seconds * 1000 + 50) + ";\n"             // 5
+      "#X msg 10 100 " + write + ";\n"                                                 // 6
+      "#X obj 10 160 soundfiler;\n"                                                    // 7
+      "#X msg 10 190 \\; pd quit;\n"                                                  // 8
+      "#X connect 0 0 1 0;\n#X connect 1 0 5 0;\n#X connect 1 1 4 0;\n#X connect 1 2 2 0;\n"
+      "#X connect 4 0 3 0;\n#X connect 5 0 6 0;\n#X connect 6 0 7 0;\n#X connect 7 0 8 0;\n";
+  for (int k = 0; k < outlets; ++k) {  // objects 9 + 2k: tabwrite~ rec<k>, 10 + 2k: its table
+    const std::string table = "rec" + std::to_string(k), obj = std::to_string(9 + 2 * k);
+    patch += "#X obj 200 " + std::to_string(220 + 30 * k) + " tabwrite~ " + table + ";\n";
+    patch += "#X obj 400 " + std::to_string(220 + 30 * k) + " table " + table + " " + std::to_string(frames) + ";\n";
+    tables += "#X connect 3 " + std::to_string(k + 1) + " " + obj + " 0;\n";  // outlet 0 is the control outlet
+    tables += "#X connect 1 2 " + obj + " 0;\n";                                 // start recording
+  }
+  return patch + tables;
 }
 
-// Runs `patch` in pd -batch and quits after `seconds`. A second patch closes the first before
-// quitting: freeing writesf~ waits for its disk thread to finish the file, which quitting alone
-// does not (the WAV could be left without its length).
-Result run_pd(const fs::path& dir, const std::string& patch, double seconds, int rate) {
+// Runs `patch` in pd -batch: it quits itself once the file is written. -nrt: as root Pd would
+// take real-time priority and start its watchdog, which signals a batch Pd that is busy.
+Result run_pd(const fs::path& dir, const std::string& patch, int rate) {
   write_text(dir / "strike.pd", patch);
-  write_text(dir / "driver.pd", "#N canvas 0 0 400 200 12;\n#X obj 10 10 loadbang;\n#X obj 10 40 delay " +
-                                    std::to_string(seconds * 1000 + 100) +
-                                    ";\n#X msg 10 70 \\; pd-strike.pd menuclose 1 \\; pd quit;\n"
-                                    "#X connect 0 0 1 0;\n#X connect 1 0 2 0;\n");
-  return run("cd '" + dir.string() + "' && timeout 120 pd -nogui -noaudio -batch -r " + std::to_string(rate) +
-             " -stderr -open strike.pd -open driver.pd");
+  return run("cd '" + dir.string() + "' && timeout 120 pd -nogui -noaudio -nrt -batch -r " + std::to_string(rate) +
+             " -stderr -open strike.pd");
 }
 
 TEST_F(HostsTest, PureDataExternalStruckInABatchPatchRingsAtTheModelFrequencies) {
   auto r = generate(kData / "testbar_stereo.modal.json", "--target puredata -o pd");
   ASSERT_EQ(r.status, 0) << r.output;
   ASSERT_TRUE(fs::exists(dir / "pd/testbar_stereo~.pd_linux"));
-  r = run_pd(dir / "pd", strike_patch("testbar_stereo~", 2, 1.5), 1.5, 48000);
+  r = run_pd(dir / "pd", strike_patch("testbar_stereo~", 2, 1.5, 48000), 48000);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("testbar_stereo~: 0 inputs, 2 outputs"), std::string::npos) << r.output;
   int rate = 0, channels = 0;
   const auto wav = read_wav(dir / "pd/out.wav", rate, channels);
   ASSERT_EQ(rate, 48000);
   ASSERT_EQ(channels, 2);
-  EXPECT_NEAR(double(wav.size()) / channels, 1.5 * rate, 64);
+  EXPECT_EQ(wav.size() / channels, size_t(1.5 * rate));
   for (int c = 0; c < 2; ++c)
     expect_peaks_at(wav, 2, c, rate, ringing_frequencies(kData / "testbar_stereo.modal.json"), 20000,
                     "Pd channel " + std::to_string(c));
@@ -66,7 +71,7 @@ TEST_F(HostsTest, PureDataExternalStruckInABatchPatchRingsAtTheModelFrequencies)
   // --plugin-uri names the object: two models called "bar" can live in one Pd search path.
   r = generate(kData / "testbar.modal.json", "--name bar --plugin-uri https://example.org/pd/bar_jane --target puredata -o pd");
   ASSERT_EQ(r.status, 0) << r.output;
-  r = run_pd(dir / "pd", strike_patch("bar_jane~", 1, 0.5), 0.5, 44100);
+  r = run_pd(dir / "pd", strike_patch("bar_jane~", 1, 0.5, 44100), 44100);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("bar_jane~: 0 inputs, 1 outputs"), std::string::npos) << r.output;
   expect_peaks_at(read_wav(dir / "pd/out.wav", rate, channels), 1, 0, 44100,
@@ -124,7 +129,9 @@ TEST_F(HostsTest, JackConsoleProgramUnderADummyJackdIsStruckOverOscAndRecorded) 
       "export JACK_DEFAULT_SERVER=" + server + " JACK_NO_START_SERVER=1\n"
       "jackd -n " + server + " -d dummy -r 48000 -p 256 > jackd.log 2>&1 & JACKD=$!\n"
       "APP=; REC=\n"
-      "trap 'kill $REC $APP 2>/dev/null; kill $JACKD; wait' EXIT\n"
+      // `set +e` first: under `set -e` a failing kill (the app already gone) would end the trap
+      // before jackd is stopped, and an orphaned jackd later killed hard keeps its registry slot.
+      "trap 'set +e; kill $REC $APP 2>/dev/null; kill $JACKD; wait' EXIT\n"
       "trap 'exit 1' TERM INT\n"  // timeout's TERM: clean up too
       "jack_wait -w -t 20\n"
       "./apps/testbar -port " + std::to_string(port) + " -outport " + std::to_string(port + 1) + " -errport " +
@@ -140,6 +147,7 @@ TEST_F(HostsTest, JackConsoleProgramUnderADummyJackdIsStruckOverOscAndRecorded) 
       "wait $REC; REC=\n"
       "cat app.log\n";
   write_text(dir / "session.sh", script);
+  mesh2dsp::test::reclaim_dead_jack_servers();
   r = run("cd '" + dir.string() + "' && timeout 120 bash session.sh");
   ASSERT_EQ(r.status, 0) << r.output << read_text(dir / "jackd.log");
   EXPECT_NE(r.output.find("Faust OSC"), std::string::npos) << r.output;

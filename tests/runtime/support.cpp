@@ -1,5 +1,7 @@
 #include "support.hpp"
 
+#include "support/jack_registry.hpp"
+
 #include <fcntl.h>
 #include <fftw3.h>
 #include <jack/midiport.h>
@@ -217,6 +219,7 @@ bool has_peak(const Spectrum& s, double f_hz, double fraction, double tolerance_
 
 JackServer::JackServer(const fs::path& log_dir, int rate_hz, int period_frames)
     : name_("mesh2dsp-rt-test-" + std::to_string(getpid())) {
+  mesh2dsp::test::reclaim_dead_jack_servers();
   setenv("JACK_DEFAULT_SERVER", name_.c_str(), 1);
   setenv("JACK_NO_START_SERVER", "1", 1);
   jackd_ = std::make_unique<Child>(
@@ -236,7 +239,8 @@ JackServer::JackServer(const fs::path& log_dir, int rate_hz, int period_frames)
   throw std::runtime_error("jackd -d dummy did not start: " + jackd_->err() + jackd_->out());
 }
 
-JackServer::~JackServer() { jackd_->stop(SIGTERM, 5); }
+// A generous grace: jackd killed hard leaves its slot in JACK's server registry.
+JackServer::~JackServer() { jackd_->stop(SIGTERM, 20); }
 
 JackRecorder::JackRecorder(double capacity_s) {
   jack_status_t status;

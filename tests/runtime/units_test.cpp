@@ -7,11 +7,19 @@
 #include "runtime/render/offline_render.hpp"
 #include "runtime/live/swappable_dsp.hpp"
 #include "support.hpp"
+#include "support/jack_registry.hpp"
 
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <vector>
 #include <thread>
 
 namespace {
@@ -211,3 +219,47 @@ TEST(SwappableDsp, NanFromTheProgramIsSilencedAndCounted) {
 }
 
 }  // namespace
+
+// The live tests' private jackd servers need free slots in JACK's registry of 8 servers; the
+// slots of servers that died hard are freed, a live server's never.
+TEST(JackRegistry, DeadServersSlotsAreFreedLiveOnesKept) {
+  const auto registry = fs::temp_directory_path() / ("mesh2dsp-jack-registry-" + std::to_string(getpid()));
+  constexpr std::size_t kHeader = 24, kStride = 264, kServers = 8;
+  std::vector<unsigned char> bytes(kHeader + kServers * kStride + 64, 0);
+  const std::uint32_t magic = 0x4a41434b, hdr_len = kHeader + kServers * kStride;
+  std::memcpy(bytes.data(), &magic, 4);
+  std::memcpy(bytes.data() + 16, &hdr_len, 4);
+  // A pid that cannot be running: a child that has been reaped.
+  const pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  waitpid(dead, nullptr, 0);
+  const pid_t live = getpid();
+  auto put = [&](std::size_t slot, pid_t pid, const char* name) {
+    std::memcpy(bytes.data() + kHeader + slot * kStride, &pid, sizeof pid);
+    std::strcpy(reinterpret_cast<char*>(bytes.data() + kHeader + slot * kStride + 4), name);
+  };
+  put(0, dead, "jack-0:dead-1:");
+  put(3, live, "jack-0:live:");
+  put(7, dead, "jack-0:dead-2:");
+  {
+    std::ofstream out(registry, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  EXPECT_EQ(mesh2dsp::test::reclaim_dead_jack_servers(registry.c_str()), 2);
+  std::ifstream in(registry, std::ios::binary);
+  std::vector<unsigned char> after(bytes.size());
+  in.read(reinterpret_cast<char*>(after.data()), static_cast<std::streamsize>(after.size()));
+  pid_t pid = -1;
+  std::memcpy(&pid, after.data() + kHeader, sizeof pid);
+  EXPECT_EQ(pid, 0);
+  std::memcpy(&pid, after.data() + kHeader + 3 * kStride, sizeof pid);
+  EXPECT_EQ(pid, live);
+  EXPECT_STREQ(reinterpret_cast<const char*>(after.data() + kHeader + 3 * kStride + 4), "jack-0:live:");
+  std::memcpy(&pid, after.data() + kHeader + 7 * kStride, sizeof pid);
+  EXPECT_EQ(pid, 0);
+  // Not a JACK registry: left alone.
+  { std::ofstream(registry, std::ios::binary) << std::string(4096, 'x'); }
+  EXPECT_EQ(mesh2dsp::test::reclaim_dead_jack_servers(registry.c_str()), 0);
+  fs::remove(registry);
+  EXPECT_EQ(mesh2dsp::test::reclaim_dead_jack_servers(registry.c_str()), 0);
+}
