@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/analysis.hpp"
+#include "analysis/analysis.hpp"
 #include "fem/boundary.hpp"
 #include "fem/structured_box.hpp"
 #include "fuzz_support.hpp"

@@ -8,7 +8,7 @@
 #   scripts/bench_faust_compile.sh [N ...]        (default: 50 300 1000)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin=${MESH2DSP:-$root/build/generator/cli/mesh2dsp}
+bin=${MESH2DSP:-$root/build/cli/mesh2dsp}
 [ -x "$bin" ] || { echo "bench_faust_compile: $bin not built" >&2; exit 1; }
 counts=("$@"); ((${#counts[@]})) || counts=(50 300 1000)
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT

@@ -6,10 +6,10 @@
 #
 #   scripts/bench_real_objects.sh [MODES...]      default: 50 300
 #
-# MESH2DSP: the binary (default build/generator/cli/mesh2dsp). Needs GNU time (/usr/bin/time).
+# MESH2DSP: the binary (default build/cli/mesh2dsp). Needs GNU time (/usr/bin/time).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin=${MESH2DSP:-$root/build/generator/cli/mesh2dsp}
+bin=${MESH2DSP:-$root/build/cli/mesh2dsp}
 [ -x /usr/bin/time ] || { echo "bench: needs GNU time (apt-get install time)" >&2; exit 1; }
 modes_list=("$@")
 [ ${#modes_list[@]} -gt 0 ] || modes_list=(50 300)

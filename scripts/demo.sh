@@ -6,7 +6,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 "$here/scripts/setup.sh"
 cd "$here"
 mkdir -p out
-bin=build/generator/cli/mesh2dsp
+bin=build/cli/mesh2dsp
 "$bin" modes meshes/bowl.obj --material steel --modes 40 -o out/bowl.modal.json
 "$bin" generate out/bowl.modal.json --name bowl --faust out/bowl.dsp --faust-effect out/bowl-fx.dsp \
   --cpp out/bowl.hpp --sy out/bowl.sy

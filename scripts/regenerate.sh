@@ -10,11 +10,11 @@
 #   scripts/regenerate.sh --emit          emit from the checked-in models into generated/ (after
 #                                         an emitter or template change: no re-analysis)
 #
-# MESH2DSP: the binary to use (default build/generator/cli/mesh2dsp).
+# MESH2DSP: the binary to use (default build/cli/mesh2dsp).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"  # relative paths only: nothing machine-specific may end up in generated/
-bin=${MESH2DSP:-$root/build/generator/cli/mesh2dsp}
+bin=${MESH2DSP:-$root/build/cli/mesh2dsp}
 check=0 full=0 emit_only=0
 for arg in "$@"; do
   case $arg in

@@ -13,7 +13,7 @@
 #include "fem/tet_mesh.hpp"
 #include "forces.hpp"
 #include "newmark.hpp"
-#include "radiation.hpp"
+#include "radiation/radiation.hpp"
 
 namespace mesh2dsp {
 

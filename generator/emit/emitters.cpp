@@ -311,4 +311,13 @@ std::string emit_sy(const EmitModel& m, const EmitSettings& s) {
   return render_template("sy/model.sy.mustache", d);
 }
 
+std::string emit_faust(const ModalModel& model, FaustVariant variant, const EmitSettings& settings,
+                       const std::string& name) {
+  return emit_faust(make_emit_model(model, name), variant, settings);
+}
+
+std::string emit_c_header(const ModalModel& model, const EmitSettings& settings, const std::string& name) {
+  return emit_c_header(make_emit_model(model, name), settings);
+}
+
 }  // namespace mesh2dsp

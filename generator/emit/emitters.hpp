@@ -37,6 +37,12 @@ std::string emit_c_header(const EmitModel& model, const EmitSettings& settings);
 // frequencies, decay rates, displacement amplitudes per location.
 std::string emit_sy(const EmitModel& model, const EmitSettings& settings);
 
+// The emission stage of the library API, on a modal model (make_emit_model checks it first;
+// `name` empty keeps the model's): the Faust program or library, and the one C/C++ header.
+std::string emit_faust(const ModalModel& model, FaustVariant variant, const EmitSettings& settings,
+                       const std::string& name = {});
+std::string emit_c_header(const ModalModel& model, const EmitSettings& settings, const std::string& name = {});
+
 // Text that is safe inside a double-quoted Faust/C string and a comment: quotes, backslashes,
 // control characters and comment terminators are replaced.
 std::string plain_text(const std::string& text);

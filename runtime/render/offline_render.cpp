@@ -69,7 +69,17 @@ void run_offline(dsp& instance, std::int64_t frames, const std::vector<ZoneEvent
   }
 }
 
-RenderReport render_to_file(const RenderJob& job) {
+namespace {
+
+// Where rendered blocks go: a sound file, or memory. `begin` gets the shape before any block.
+struct RenderSink {
+  std::function<void(int channels, int rate_hz, std::int64_t frames)> begin;
+  std::function<void(const float* const* channels, int frames)> write;
+  std::function<void()> commit;
+};
+
+// Everything render and render_to_file share: checks, compile, bind events, run.
+RenderReport render_into(const RenderJob& job, const RenderSink& sink) {
   // Check everything that can be checked before compiling (seconds) and before writing.
   std::optional<SoundFileReader> input;
   if (job.input_path) input.emplace(*job.input_path);
@@ -88,7 +98,10 @@ RenderReport render_to_file(const RenderJob& job) {
   FaustCompiler compiler(job.compile);
   std::optional<Progress> compiling;
   compiling.emplace("compiling");
-  const CompiledProgram program = compiler.compile_file(job.dsp_path);
+  const CompiledProgram program =
+      job.dsp_source.empty()
+          ? compiler.compile_file(job.dsp_path)
+          : compiler.compile_string(job.dsp_path.empty() ? "program" : job.dsp_path.stem().string(), job.dsp_source);
   compiling->finish(program.from_cache() ? "(from cache)" : "");
   compiling.reset();
   auto instance = program.instantiate();
@@ -122,7 +135,7 @@ RenderReport render_to_file(const RenderJob& job) {
   const auto frames = static_cast<std::int64_t>(std::llround(duration_s * rate_hz));
   if (frames < 1) throw Error("the render would be empty (duration shorter than one sample)");
 
-  SoundFileWriter writer(job.output_path, channels, rate_hz, job.format);
+  sink.begin(channels, rate_hz, frames);
   RenderReport report;
   report.frames = frames;
   report.channels = channels;
@@ -160,7 +173,7 @@ RenderReport render_to_file(const RenderJob& job) {
         }
         report.peak = std::max(report.peak, magnitude);
       }
-    writer.write(fanned.data(), n);
+    sink.write(fanned.data(), n);
     frames_written += n;
   };
   InterruptGuard interrupt_guard;
@@ -169,10 +182,41 @@ RenderReport render_to_file(const RenderJob& job) {
     rendering.update(fraction, fmt::format("{:.1f}/{:.1f} s", fraction * duration_s, duration_s));
   };
   run_offline(*instance, frames, events, io);
-  writer.commit();
+  sink.commit();
   rendering.finish();
-  report.clipped_samples = writer.clipped_samples();
   return report;
+}
+
+}  // namespace
+
+RenderReport render_to_file(const RenderJob& job) {
+  std::optional<SoundFileWriter> writer;
+  RenderSink sink;
+  sink.begin = [&](int channels, int rate_hz, std::int64_t) {
+    writer.emplace(job.output_path, channels, rate_hz, job.format);
+  };
+  sink.write = [&](const float* const* channels, int frames) { writer->write(channels, frames); };
+  sink.commit = [&] { writer->commit(); };
+  RenderReport report = render_into(job, sink);
+  report.clipped_samples = writer->clipped_samples();
+  return report;
+}
+
+RenderedAudio render(const RenderJob& job) {
+  RenderedAudio audio;
+  RenderSink sink;
+  sink.begin = [&](int channels, int rate_hz, std::int64_t frames) {
+    audio.channels.assign(static_cast<std::size_t>(channels), {});
+    for (auto& c : audio.channels) c.reserve(static_cast<std::size_t>(frames));
+    audio.sample_rate_hz = rate_hz;
+  };
+  sink.write = [&](const float* const* channels, int frames) {
+    for (std::size_t c = 0; c < audio.channels.size(); ++c)
+      audio.channels[c].insert(audio.channels[c].end(), channels[c], channels[c] + frames);
+  };
+  sink.commit = [] {};
+  audio.report = render_into(job, sink);
+  return audio;
 }
 
 }  // namespace mesh2dsp::runtime

@@ -34,7 +34,8 @@ void run_offline(dsp& instance, std::int64_t frames, const std::vector<ZoneEvent
 
 // Everything `mesh2dsp render` does, as data.
 struct RenderJob {
-  std::filesystem::path dsp_path;
+  std::filesystem::path dsp_path;     // the program's file; with dsp_source, only its name
+  std::string dsp_source;             // the program's text (compiled instead of reading dsp_path)
   std::filesystem::path output_path;
   std::optional<std::filesystem::path> input_path;  // fed to the DSP's inputs
   std::optional<int> sample_rate_hz;                // default: the input's, else 48000
@@ -58,5 +59,14 @@ struct RenderReport {
 // Compiles, checks the request against the DSP, renders, and commits the file.
 // Throws mesh2dsp::Error (CompileError for Faust errors) before anything is written.
 RenderReport render_to_file(const RenderJob& job);
+
+// The same render kept in memory (job.output_path and job.format unused): the render stage of
+// the library API.
+struct RenderedAudio {
+  std::vector<std::vector<float>> channels;  // channels × frames
+  int sample_rate_hz = 0;
+  RenderReport report;  // clipped_samples stays 0: nothing is quantised
+};
+RenderedAudio render(const RenderJob& job);
 
 }  // namespace mesh2dsp::runtime

@@ -9,7 +9,7 @@
 #include <regex>
 #include <string>
 
-#include "cli/analysis.hpp"
+#include "analysis/analysis.hpp"
 #include "fem/resolution.hpp"
 #include "fem/surface_remesh.hpp"
 #include "modal/modal_model.hpp"

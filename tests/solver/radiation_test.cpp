@@ -5,7 +5,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "radiation.hpp"
+#include "radiation/radiation.hpp"
 #include "fem/structured_box.hpp"
 
 using namespace mesh2dsp;

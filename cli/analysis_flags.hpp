@@ -1,0 +1,21 @@
+#pragma once
+// The command-line flags of the shared analysis options (DESIGN.md, "The command line"): they
+// fill an AnalysisOptions (analysis/analysis_options.hpp), which is all the library sees.
+#include <string>
+
+#include "analysis/analysis_options.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace mesh2dsp {
+
+// Adds the shared options to a subcommand (the positional MESH included).
+void add_analysis_options(CLI::App& command, AnalysisOptions& options);
+
+// --solver default|slepc: on `modes`, `generate` and `bench` (`reference` has its own --solver,
+// the linear solver of its time stepping).
+void add_solver_option(CLI::App& command, std::string& solver);
+
+}  // namespace mesh2dsp
