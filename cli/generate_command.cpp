@@ -39,11 +39,7 @@ void run_generate(const AnalysisOptions& analysis, GenerateRequest o, const std:
                 "mesh, or a model written by `mesh2dsp modes MESH --surface-data`");
   if (!is_quiet()) fmt::print(stderr, "{}\n", summary_line(model, report));
   if (!web.empty()) {
-    EmitSettings settings;
-    settings.author = o.author;
-    settings.license = o.license;
-    settings.source = model.mesh.source.empty() ? fs::path(analysis.input).filename().string() : model.mesh.source;
-    const WebPage page = write_web_page(model, web, settings);
+    const WebPage page = write_web_page(model, web, provenance_settings(model, analysis.input, o.author, o.license));
     if (!is_quiet())
       fmt::print(stderr, "mesh2dsp: page {} ({:.1f} MB)\n", page.index.string(), page.bytes / 1e6);
   }

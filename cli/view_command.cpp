@@ -36,12 +36,7 @@ void run_view(const AnalysisOptions& analysis, const ViewOptions& o) {
     dir = fs::temp_directory_path() /
           fmt::format("mesh2dsp-view-{}-{}", model.name,
                       std::chrono::steady_clock::now().time_since_epoch().count());
-  EmitSettings settings;
-  settings.author = o.author;
-  settings.license = o.license;
-  settings.source = model.mesh.source.empty() ? fs::path(analysis.input).filename().string()
-                                              : model.mesh.source;
-  const WebPage page = write_web_page(model, dir, settings);
+  const WebPage page = write_web_page(model, dir, provenance_settings(model, analysis.input, o.author, o.license));
   if (!is_quiet())
     fmt::print(stderr, "mesh2dsp: page {} ({:.1f} MB): open it in a browser\n",
                page.index.string(), page.bytes / 1e6);

@@ -68,6 +68,16 @@ std::optional<double> refinement_frequency_hz(const ModalAnalysisResult& modes,
 
 namespace {
 
+// What the report says of a solve.
+void record_solve(const ModalModel& model, const ModalAnalysisResult& modes, AnalysisReport& r) {
+  r.tet_vertices = model.mesh.vertices;
+  r.tetrahedra = model.mesh.tetrahedra;
+  r.dof = modes.dof;
+  r.rigid_modes = modes.rigid_modes;
+  r.estimated_eigen_s = modes.estimated_eigen_s;
+  r.solved = true;
+}
+
 // Notices and progress off for a scope (the coarse pass is an estimate, not the analysis).
 class QuietScope {
  public:
@@ -203,12 +213,7 @@ ModalModel analyze_source(const TetMeshSource& source, const AnalysisOptions& o,
     mesh_options.sizing_frequency_hz = *refine_hz;
   }
 
-  r.tet_vertices = model.mesh.vertices;
-  r.tetrahedra = model.mesh.tetrahedra;
-  r.dof = modes.dof;
-  r.rigid_modes = modes.rigid_modes;
-  r.estimated_eigen_s = modes.estimated_eigen_s;
-  r.solved = true;
+  record_solve(model, modes, r);
   return model;
 }
 
@@ -267,12 +272,7 @@ ModalModel analyze(const TetMesh& tets, const AnalysisOptions& options, Analysis
   r.timer.stop();
   ModalAnalysisResult modes;
   ModalModel model = analyze_tet_mesh(o, material, tets, fem, &r.timer, &modes);
-  r.tet_vertices = model.mesh.vertices;
-  r.tetrahedra = model.mesh.tetrahedra;
-  r.dof = modes.dof;
-  r.rigid_modes = modes.rigid_modes;
-  r.estimated_eigen_s = modes.estimated_eigen_s;
-  r.solved = true;
+  record_solve(model, modes, r);
   return model;
 }
 

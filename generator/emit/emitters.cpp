@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -318,6 +319,16 @@ std::string emit_faust(const ModalModel& model, FaustVariant variant, const Emit
 
 std::string emit_c_header(const ModalModel& model, const EmitSettings& settings, const std::string& name) {
   return emit_c_header(make_emit_model(model, name), settings);
+}
+
+EmitSettings provenance_settings(const ModalModel& model, const std::string& input, const std::string& author,
+                                 const std::string& license) {
+  EmitSettings settings;
+  settings.author = author;
+  settings.license = license;
+  settings.source =
+      model.mesh.source.empty() ? std::filesystem::path(input).filename().string() : model.mesh.source;
+  return settings;
 }
 
 }  // namespace mesh2dsp

@@ -23,6 +23,11 @@ struct EmitSettings {
   std::vector<std::string> excitations = {"impact", "hammer"};
 };
 
+// Settings naming the model's origin (its mesh, else `input`'s file name) and the author and
+// license to declare.
+EmitSettings provenance_settings(const ModalModel& model, const std::string& input, const std::string& author,
+                                 const std::string& license);
+
 // Every contact model (templates/faust/excitations.lib.mustache), in menu order:
 // impact, hammer, micro, scrape, roll, input.
 const std::vector<std::string>& excitation_kinds();
