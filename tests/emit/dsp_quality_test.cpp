@@ -171,11 +171,16 @@ TEST_F(DspQualityTest, AContactCrossingANodalLineSilencesThatMode) {
 
 TEST_F(DspQualityTest, FaustAndHeaderAreOneInstrumentUnderRandomEvents) {
   // Strikes, releases, held and smoothed parameter changes, contact-model switches, moving
-  // contacts and live input at random sample offsets: the Faust program (faust -lang cpp) and
-  // the header agree within 1e-4 of the peak over the whole render, for many seeds and rates.
+  // contacts and live input at random sample offsets: the Faust program, through Faust's C++
+  // backend and through libfaust's LLVM JIT (what render and play run), and the header agree
+  // over the whole render, for many seeds and rates: within 1e-4 of the peak (the JIT: below).
+  std::vector<std::string> programs = {"differ_testbar", "differ_testbar_stereo"};
+#ifdef MESH2DSP_TESTS_HAVE_JIT  // built with the runtime (always in CI)
+  programs.insert(programs.end(), {"differ_jit_testbar", "differ_jit_testbar_stereo"});
+#endif
   int runs = 0;
-  double worst = 0;
-  for (const char* program : {"differ_testbar", "differ_testbar_stereo"})
+  double worst = 0, worst_jit = 0;
+  for (const std::string& program : programs)
     for (int seed = 1; seed <= 12; ++seed) {
       const int rate = kRates[seed % 4];
       const auto r = run("'" + kHarness + "/" + program + "' " + std::to_string(seed) + " " + std::to_string(rate) + " 1.0");
@@ -184,12 +189,20 @@ TEST_F(DspQualityTest, FaustAndHeaderAreOneInstrumentUnderRandomEvents) {
       ASSERT_EQ(std::sscanf(r.output.c_str(), "peak %lf max_diff %lf events %d", &peak, &diff, &events), 3) << r.output;
       EXPECT_GT(peak, 1e-3) << program << " seed " << seed;
       EXPECT_GT(events, 5);
-      EXPECT_LE(diff, 1e-4 * peak) << program << " seed " << seed << " at " << rate << " Hz";
-      worst = std::max(worst, diff / peak);
+      // The JIT's scrape and roll depart further at high rates (measured 1.6e-3 of the peak at
+      // 192 kHz, 1.8e-4 at 96 kHz, 5e-5 at 48 kHz; its impact, hammer, micro and input stay at the
+      // C++ backend's 1e-5): their fractal noise is ten pole-zero sections whose poles and zeros
+      // (exp, pow) lie within 1e-4 of 1 at 192 kHz, so a one-ulp difference between the maths the
+      // JIT calls and the header's glibc calls is amplified. Faust's C++ backend calls the same
+      // functions as the header and stays within 1e-4.
+      const bool jit = program.find("jit") != std::string::npos;
+      EXPECT_LE(diff, (jit ? 2.5e-3 : 1e-4) * peak) << program << " seed " << seed << " at " << rate << " Hz";
+      (jit ? worst_jit : worst) = std::max(jit ? worst_jit : worst, diff / peak);
       ++runs;
     }
   RecordProperty("worst_relative_difference", std::to_string(worst));
-  EXPECT_EQ(runs, 24);
+  RecordProperty("worst_relative_difference_jit", std::to_string(worst_jit));
+  EXPECT_EQ(runs, 12 * static_cast<int>(programs.size()));
 }
 
 // Every file mesh2dsp emits, for a model with and one without listeners.

@@ -1,11 +1,12 @@
-// The randomized differential test of the Faust instrument (faust -lang cpp, class FaustModel)
-// against the emitted header: both get the same random sequence of strikes, gate releases,
+// The randomized differential test of the Faust instrument against the emitted header. The Faust
+// side is either Faust's C++ backend (faust -lang cpp, class FaustModel: -DFAUST_CLASS_FILE) or
+// libfaust's LLVM JIT as `mesh2dsp render` and `play` run it (-DDIFFER_JIT_DSP="x.dsp"): both get the same random sequence of strikes, gate releases,
 // parameter changes, contact-model switches, moving-contact moves and live input, each event at
 // a random sample offset (both process exactly up to it, then apply it), and the two outputs are
 // compared over the whole render. Usage: differential_harness <seed> <rate> <seconds>
 // Prints "peak <p> max_diff <d> events <n>".
-// Built with -DMODEL_HEADER="x.hpp" -DMODEL_CLASS=X -DFAUST_CLASS_FILE="x_faust.cpp"; the model
-// must be emitted with --excitation all (Faust menu index = the header's EXCITE_* kind).
+// Built with -DMODEL_HEADER="x.hpp" -DMODEL_CLASS=X and one of the two above; the model must be
+// emitted with --excitation all (Faust menu index = the header's EXCITE_* kind).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,7 +14,15 @@
 #include <vector>
 
 #include MODEL_HEADER
+#ifdef DIFFER_JIT_DSP
+#include <faust/gui/MapUI.h>
+
+#include <memory>
+
+#include "runtime/jit/faust_compiler.hpp"
+#else
 #include FAUST_CLASS_FILE
+#endif
 
 int main(int argc, char** argv) {
   if (argc != 4) return 2;
@@ -26,7 +35,15 @@ int main(int argc, char** argv) {
   auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(random); };
   auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(random); };
 
-  FaustModel faust;
+#ifdef DIFFER_JIT_DSP
+  // No cache: the program is compiled here, as a cold `mesh2dsp render` compiles it.
+  const auto program = mesh2dsp::runtime::FaustCompiler({}).compile_file(DIFFER_JIT_DSP);
+  const std::unique_ptr<dsp> instance = program.instantiate();
+  dsp& faust = *instance;
+#else
+  FaustModel faust_class;
+  dsp& faust = faust_class;
+#endif
   faust.init(rate);
   MapUI ui;
   faust.buildUserInterface(&ui);
