@@ -72,6 +72,10 @@ class FaustCompiler {
   CompileOptions options_;
 };
 
+// The LLVM target programs are compiled for: the host's triple, with the baseline CPU on x86-64
+// (no fused multiply-add, so the JIT computes what the emitted header computes).
+std::string jit_target();
+
 // Faust's message with "<name> : <line> : ERROR : " rewritten as "<path>:<line>: error: ".
 std::string format_faust_error(const std::string& message, const std::string& name,
                                const std::string& path);

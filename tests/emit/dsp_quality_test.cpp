@@ -189,14 +189,13 @@ TEST_F(DspQualityTest, FaustAndHeaderAreOneInstrumentUnderRandomEvents) {
       ASSERT_EQ(std::sscanf(r.output.c_str(), "peak %lf max_diff %lf events %d", &peak, &diff, &events), 3) << r.output;
       EXPECT_GT(peak, 1e-3) << program << " seed " << seed;
       EXPECT_GT(events, 5);
-      // The JIT's scrape and roll depart further at high rates (measured 1.6e-3 of the peak at
-      // 192 kHz, 1.8e-4 at 96 kHz, 5e-5 at 48 kHz; its impact, hammer, micro and input stay at the
-      // C++ backend's 1e-5): their fractal noise is ten pole-zero sections whose poles and zeros
-      // (exp, pow) lie within 1e-4 of 1 at 192 kHz, so a one-ulp difference between the maths the
-      // JIT calls and the header's glibc calls is amplified. Faust's C++ backend calls the same
-      // functions as the header and stays within 1e-4.
+      // The JIT compiles for the baseline x86-64 CPU (runtime/jit/faust_compiler.cpp): with the
+      // host's fused multiply-adds its scrape and roll departed up to 1.6e-3 of the peak. Without
+      // them they still depart more than the C++ backend does (worst 2.7e-4 over 80 seeds, against
+      // 1.2e-5): their noise filters' poles lie within 1e-4 of 1 and amplify any rounding
+      // difference; where the JIT's remaining one comes from is not found yet.
       const bool jit = program.find("jit") != std::string::npos;
-      EXPECT_LE(diff, (jit ? 2.5e-3 : 1e-4) * peak) << program << " seed " << seed << " at " << rate << " Hz";
+      EXPECT_LE(diff, (jit ? 5e-4 : 1e-4) * peak) << program << " seed " << seed << " at " << rate << " Hz";
       (jit ? worst_jit : worst) = std::max(jit ? worst_jit : worst, diff / peak);
       ++runs;
     }
