@@ -18,6 +18,7 @@
 
 #include "fem/elements.hpp"
 #include "modal/memory_estimate.hpp"
+#include "modal/node_partition.hpp"
 #include "modal/rank_memory.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
@@ -88,23 +89,12 @@ void command_ranks(Command command) {
   if (g_session) broadcast_command(command);
 }
 
-// The contiguous block of rows a rank owns: n/size each, the first n%size one more.
-struct RowBlock {
-  PetscInt begin = 0, end = 0;
-};
-RowBlock rows_of(PetscInt n, int rank, int size) {
-  const PetscInt base = n / size, extra = n % size;
-  RowBlock b;
-  b.begin = rank * base + std::min<PetscInt>(rank, extra);
-  b.end = b.begin + base + (rank < extra ? 1 : 0);
-  return b;
-}
+// The first row of each rank's contiguous block, and the end (size + 1 values).
+using RowStarts = std::vector<PetscInt>;
 
-// The rank whose block (rows_of) holds `row`.
-int owner_of_row(PetscInt row, PetscInt n, int size) {
-  const PetscInt base = n / size, extra = n % size;
-  return row < (base + 1) * extra ? static_cast<int>(row / (base + 1))
-                                  : static_cast<int>(extra + (row - (base + 1) * extra) / base);
+// The rank whose block holds `row`.
+int owner_of_row(PetscInt row, const RowStarts& starts) {
+  return static_cast<int>(std::upper_bound(starts.begin(), starts.end(), row) - starts.begin()) - 1;
 }
 
 // Owns one PETSc object (the C API's destroy functions take a pointer to the handle).
@@ -191,29 +181,39 @@ double assemble_distributed(const FemMesh* mesh, const std::vector<int>* dof_map
                             const SolveSetup& setup, Mat* k, Mat* m, std::vector<int>* row_of_dof) {
   const auto start = std::chrono::steady_clock::now();
   const int rank = world_rank(), size = world_size();
-  const RowBlock mine = rows_of(setup.dof, rank, size);
-  const int local_rows = static_cast<int>(mine.end - mine.begin);
   const int per = setup.nodes_per_element, d = 3 * per;
 
   std::vector<double> nodes(3 * static_cast<size_t>(setup.nodes));
   std::vector<int> dofs(3 * static_cast<size_t>(setup.nodes));
   std::vector<int> element_nodes, counts, offsets;
+  RowStarts starts(size + 1, 0);
   if (rank == 0) {
     for (int i = 0; i < setup.nodes; ++i)
       for (int c = 0; c < 3; ++c) nodes[3 * i + c] = mesh->nodes(i, c);
-    // Rows numbered along the object's longest axis, so that each rank's block of rows is a
-    // slab of the object and only the slabs' faces couple ranks (the mesher's numbering puts
-    // all P2 corner nodes before the edge nodes: contiguous blocks of it are scattered through
-    // the whole object). A geometric partition, simpler than a graph partitioner.
+    // Rows numbered part by part of a METIS partition of the node graph (node_partition.hpp),
+    // so each rank's block of rows is one part and only the parts' boundaries couple ranks (the
+    // mesher's numbering puts all P2 corner nodes before the edge nodes: contiguous blocks of it
+    // are scattered through the whole object). Within a part, and when METIS gives no partition,
+    // along the object's longest axis: then each block is a slab of the object.
     Eigen::Index axis = 0;
     (mesh->nodes.colwise().maxCoeff() - mesh->nodes.colwise().minCoeff()).maxCoeff(&axis);
+    const std::vector<int> part = partition_nodes(mesh->elements, setup.nodes, size);
     std::vector<int> node_of_dof(setup.dof), order(setup.dof);
     for (size_t full = 0; full < dof_map->size(); ++full)
       if ((*dof_map)[full] >= 0) node_of_dof[(*dof_map)[full]] = static_cast<int>(full / 3);
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      const int pa = part.empty() ? 0 : part[node_of_dof[a]], pb = part.empty() ? 0 : part[node_of_dof[b]];
+      if (pa != pb) return pa < pb;
       return mesh->nodes(node_of_dof[a], axis) < mesh->nodes(node_of_dof[b], axis);
     });
+    starts.assign(size + 1, 0);
+    if (part.empty()) {  // equal blocks of the slab order
+      for (int r = 0; r <= size; ++r) starts[r] = static_cast<PetscInt>(static_cast<long long>(setup.dof) * r / size);
+    } else {
+      for (int dof = 0; dof < static_cast<int>(setup.dof); ++dof) ++starts[part[node_of_dof[dof]] + 1];
+      for (int r = 0; r < size; ++r) starts[r + 1] += starts[r];
+    }
     row_of_dof->assign(setup.dof, 0);
     for (int row = 0; row < static_cast<int>(setup.dof); ++row) (*row_of_dof)[order[row]] = row;
     for (size_t full = 0; full < dof_map->size(); ++full)
@@ -226,7 +226,7 @@ double assemble_distributed(const FemMesh* mesh, const std::vector<int>* dof_map
       for (int a = 0; a < per; ++a)
         for (int c = 0; c < 3; ++c)
           if (const int row = dofs[3 * mesh->elements(t, a) + c]; row >= 0)
-            ++votes[owner_of_row(row, setup.dof, size)];
+            ++votes[owner_of_row(row, starts)];
       const int owner = static_cast<int>(std::max_element(votes.begin(), votes.end()) - votes.begin());
       if (votes[owner] == 0) continue;  // every node clamped: adds nothing
       for (int a = 0; a < per; ++a) by_rank[owner].push_back(mesh->elements(t, a));
@@ -240,6 +240,8 @@ double assemble_distributed(const FemMesh* mesh, const std::vector<int>* dof_map
   }
   MPI_Bcast(nodes.data(), static_cast<int>(nodes.size()), MPI_DOUBLE, 0, PETSC_COMM_WORLD);
   MPI_Bcast(dofs.data(), static_cast<int>(dofs.size()), MPI_INT, 0, PETSC_COMM_WORLD);
+  MPI_Bcast(starts.data(), size + 1, MPIU_INT, 0, PETSC_COMM_WORLD);
+  const int local_rows = static_cast<int>(starts[rank + 1] - starts[rank]);
   int local_count = 0;
   MPI_Scatter(counts.data(), 1, MPI_INT, &local_count, 1, MPI_INT, 0, PETSC_COMM_WORLD);
   std::vector<int> local(local_count);

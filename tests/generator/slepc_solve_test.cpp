@@ -4,7 +4,9 @@
 // started from it (the end-to-end tests in slepc_cli_test.cpp) for one of its own ranks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "fem/assembly.hpp"
 #include "fem/boundary.hpp"
@@ -12,6 +14,7 @@
 #include "fem/structured_box.hpp"
 #include "modal/cholmod_factor.hpp"
 #include "modal/eigen_solve.hpp"
+#include "modal/node_partition.hpp"
 #include "modal/slepc_solve.hpp"
 #include "util/error.hpp"
 
@@ -92,3 +95,43 @@ TEST(SlepcSolve, BadInputIsOneError) {
   EXPECT_THROW(solve_fem_modes_slepc(mesh, steel, all_free(mesh), dofs, options_for(5)), Error);
 }
 
+
+// The ranks' rows are METIS parts of the node graph: balanced, and each part one connected piece
+// whose boundary is a small share of the graph, the same on every run.
+TEST(NodePartition, PartsAreBalancedConnectedAndCutLittle) {
+  const FemMesh mesh = make_fem_mesh(structured_box({0, 0, 0}, {0.3, 0.1, 0.08}, 12, 4, 3), 2);
+  const int nodes = static_cast<int>(mesh.nodes.rows());
+  for (int parts : {2, 3, 4}) {
+    const std::vector<int> part = partition_nodes(mesh.elements, nodes, parts);
+    ASSERT_EQ(part.size(), static_cast<size_t>(nodes));
+    EXPECT_EQ(part, partition_nodes(mesh.elements, nodes, parts)) << "not reproducible";
+    std::vector<int> sizes(parts, 0);
+    for (int p : part) ++sizes[p];
+    for (int p = 0; p < parts; ++p) EXPECT_NEAR(sizes[p], double(nodes) / parts, 0.05 * nodes / parts) << parts;
+    // Connected: a flood fill within each part from one of its nodes reaches all of it.
+    std::vector<std::vector<int>> adjacent(nodes);
+    for (Eigen::Index e = 0; e < mesh.elements.rows(); ++e)
+      for (Eigen::Index a = 0; a < mesh.elements.cols(); ++a)
+        for (Eigen::Index b = 0; b < mesh.elements.cols(); ++b) adjacent[mesh.elements(e, a)].push_back(mesh.elements(e, b));
+    for (int p = 0; p < parts; ++p) {
+      std::vector<char> seen(nodes, 0);
+      std::vector<int> stack{static_cast<int>(std::find(part.begin(), part.end(), p) - part.begin())};
+      int reached = 0;
+      while (!stack.empty()) {
+        const int n = stack.back();
+        stack.pop_back();
+        if (seen[n]) continue;
+        seen[n] = 1;
+        ++reached;
+        for (int m : adjacent[n])
+          if (!seen[m] && part[m] == p) stack.push_back(m);
+      }
+      EXPECT_EQ(reached, sizes[p]) << "part " << p << " of " << parts << " is in pieces";
+    }
+    long long edges = 0;
+    for (const auto& list : adjacent) edges += static_cast<long long>(list.size());
+    EXPECT_LT(cut_edges(mesh.elements, nodes, part), 0.15 * edges / 2) << parts;
+  }
+  EXPECT_EQ(partition_nodes(mesh.elements, nodes, 1), std::vector<int>(nodes, 0));
+  EXPECT_TRUE(partition_nodes(mesh.elements, 3, 4).empty());  // fewer nodes than parts
+}
