@@ -22,9 +22,13 @@
 #include "modal/surface_shapes.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
+#include "reference_job.hpp"
 #ifdef MESH2DSP_PYTHON_HAVE_RUNTIME
 #include "runtime/jit/factory_cache.hpp"
 #include "runtime/render/offline_render.hpp"
+#endif
+#ifdef MESH2DSP_PYTHON_HAVE_VALIDATE
+#include "validate/validate.hpp"
 #endif
 
 namespace py = pybind11;
@@ -88,6 +92,12 @@ struct MaterialKeywords {
   }
 };
 
+std::vector<std::string> listener_texts(const std::vector<Eigen::Vector3d>& listeners) {
+  std::vector<std::string> texts;
+  for (const auto& p : listeners) texts.push_back(fmt::format("{:.17g},{:.17g},{:.17g}", p.x(), p.y(), p.z()));
+  return texts;
+}
+
 using MeshArgument = std::variant<std::filesystem::path, std::pair<Eigen::MatrixXd, Eigen::MatrixXi>>;
 
 ModalModel analyze_py(const MeshArgument& mesh, const MaterialKeywords& material, int modes, double fmin,
@@ -119,7 +129,7 @@ ModalModel analyze_py(const MeshArgument& mesh, const MaterialKeywords& material
   o.resolution = resolution;
   o.fix = fix;
   o.excite = excite;
-  for (const auto& p : listeners) o.listeners.push_back(fmt::format("{:.17g},{:.17g},{:.17g}", p.x(), p.y(), p.z()));
+  o.listeners = listener_texts(listeners);
   o.normalize = normalize;
   if (name) o.name = *name;
   if (max_memory) o.max_memory_bytes = parse_memory_size(*max_memory);
@@ -346,6 +356,86 @@ PYBIND11_MODULE(mesh2dsp, m) {
         "The dependency-free C++ header (prepare/reset/strike/process).");
   m.def("emit_c", emit_header, "model"_a, "author"_a = "mesh2dsp", "license"_a = "CC0-1.0", "name"_a = "",
         "The same header, which compiles as C too.");
+
+  m.def(
+      "reference",
+      [](const std::filesystem::path& mesh, std::optional<std::string> material, double duration,
+         const std::string& strike, const std::vector<Eigen::Vector3d>& listeners, const std::string& force,
+         double force_amplitude, int sample_rate, int oversampling, std::optional<double> dt, bool stereo,
+         double scale, int element_order, std::optional<double> max_tet_volume, const std::vector<std::string>& fix,
+         bool single_precision) {
+        ReferenceJob job;
+        MaterialKeywords{material}.apply_to(job.analysis);
+        job.analysis.input = mesh.string();
+        job.analysis.scale = scale;
+        job.analysis.element_order = element_order;
+        job.analysis.max_tet_volume_m3 = max_tet_volume;
+        job.analysis.fix = fix;
+        job.analysis.listeners = listener_texts(listeners);
+        job.duration_s = duration;
+        job.strike = strike;
+        job.strike_given = true;
+        job.force = force;
+        job.force_amplitude = force_amplitude;
+        job.sample_rate_hz = sample_rate;
+        job.oversampling = oversampling;
+        job.dt_s = dt;
+        job.stereo = stereo;
+        job.single_precision = single_precision;
+        check_analysis_options(job.analysis);
+        ReferenceRender run;
+        {
+          py::gil_scoped_release unlocked;
+          run = render_reference_job(job);
+        }
+        const auto channels = static_cast<py::ssize_t>(run.result.channels.size());
+        const auto frames = static_cast<py::ssize_t>(channels ? run.result.channels[0].size() : 0);
+        py::array_t<float> out({channels, frames});
+        auto v = out.mutable_unchecked<2>();
+        for (py::ssize_t c = 0; c < channels; ++c)
+          for (py::ssize_t i = 0; i < frames; ++i) v(c, i) = run.result.channels[c][i];
+        return out;
+      },
+      "mesh"_a, "material"_a = py::none(), "duration"_a = 1.0, "strike"_a = "auto",
+      "listeners"_a = std::vector<Eigen::Vector3d>{}, "force"_a = "cosine:0.0001", "force_amplitude"_a = 1.0,
+      "sample_rate"_a = 48000, "oversampling"_a = 0, "dt"_a = py::none(), "stereo"_a = false, "scale"_a = 1.0,
+      "element_order"_a = 2, "max_tet_volume"_a = py::none(), "fix"_a = std::vector<std::string>{},
+      "single_precision"_a = false,
+      "The reference render (`mesh2dsp reference`): the full FEM in time radiated to the listeners "
+      "(default 0.5 m above the object): channels x frames float32, in O'Brien's eq. 10 units (Pa m).");
+
+#ifdef MESH2DSP_PYTHON_HAVE_VALIDATE
+  m.def(
+      "validate",
+      [](std::optional<std::filesystem::path> mesh, std::optional<std::filesystem::path> model,
+         std::optional<std::filesystem::path> dsp, std::optional<std::filesystem::path> reference,
+         const std::filesystem::path& report, std::optional<std::string> material, const std::string& strike,
+         const std::vector<Eigen::Vector3d>& listeners, double duration, bool analytic) {
+        ValidateOptions o;
+        MaterialKeywords{material}.apply_to(o.analysis);
+        if (mesh) o.analysis.input = mesh->string();
+        if (model) o.model = model->string();
+        if (dsp) o.dsp = dsp->string();
+        if (reference) o.reference = reference->string();
+        o.report = report.string();
+        o.strike = strike;
+        o.analysis.listeners = listener_texts(listeners);
+        o.duration_s = duration;
+        o.analytic = analytic;
+        o.compile.cache_directory = runtime::FactoryCache::default_directory();
+        ValidationVerdict verdict;
+        {
+          py::gil_scoped_release unlocked;
+          verdict = validate_model(o);
+        }
+        return py::make_tuple(verdict.passed, verdict.text);
+      },
+      "mesh"_a = py::none(), "model"_a = py::none(), "dsp"_a = py::none(), "reference"_a = py::none(),
+      "report"_a = "validate-report", "material"_a = py::none(), "strike"_a = "", 
+      "listeners"_a = std::vector<Eigen::Vector3d>{}, "duration"_a = 0.25, "analytic"_a = false,
+      "`mesh2dsp validate`: (passed, verdict text); the report is written to `report`. analytic=True "
+      "compares the model with the continuum theory of a bar or a thin plate.");
+#endif
 
 #ifdef MESH2DSP_PYTHON_HAVE_RUNTIME
   m.def("render", &render_py, "dsp"_a, "seconds"_a = 3.0, "sample_rate"_a = 48000,

@@ -28,10 +28,8 @@ double newmark_frequency_shift(double frequency_hz, double dt_s) {
 
 }  // namespace
 
-void render_reference_files(const ReferenceJob& o) {
-  const auto start = std::chrono::steady_clock::now();
-  // Cheap checks first, so a typo fails before tetrahedralization and a long render.
-  const ForceProfile force = parse_force(o.force, o.force_amplitude);
+void check_reference_job(const ReferenceJob& o) {
+  parse_force(o.force, o.force_amplitude);
   if (!(o.duration_s > 0) || !std::isfinite(o.duration_s))
     throw Error(fmt::format("--duration must be positive (got {} s)", o.duration_s));
   if (o.dt_s && !(*o.dt_s > 0 && std::isfinite(*o.dt_s)))
@@ -41,15 +39,14 @@ void render_reference_files(const ReferenceJob& o) {
                             1.0 / o.sample_rate_hz));
   if (!(o.dc_alpha >= 0 && o.dc_alpha <= 1))
     throw Error(fmt::format("--dc-alpha must lie in [0, 1] (got {})", o.dc_alpha));
+  for (const auto& l : o.analysis.listeners) parse_listener_position(l);
+}
+
+ReferenceRender render_reference_job(const ReferenceJob& o) {
+  check_reference_job(o);
+  const ForceProfile force = parse_force(o.force, o.force_amplitude);
   std::vector<Eigen::Vector3d> given_listeners;
   for (const auto& l : o.analysis.listeners) given_listeners.push_back(parse_listener_position(l));
-  const std::filesystem::path output = o.output;
-  std::filesystem::path sidecar = o.sidecar.empty() ? std::filesystem::path(output).replace_extension(".json")
-                                                    : std::filesystem::path(o.sidecar);
-  if (sidecar == output) sidecar += ".json";
-  check_writable(output);
-  check_writable(sidecar);
-
   const Material material = resolve_material(o.analysis);
   std::vector<HalfSpace> fix;
   for (const auto& f : o.analysis.fix) fix.push_back(parse_half_space(f));
@@ -99,7 +96,36 @@ void render_reference_files(const ReferenceJob& o) {
     settings.solver = LinearSolverKind::cholmod_supernodal;
   settings.show_progress = true;
 
-  const ReferenceResult r = render_reference(tets, fem, material, clamped, settings);
+  ReferenceRender run;
+  run.result = render_reference(tets, fem, material, clamped, settings);
+  run.settings = std::move(settings);
+  run.material = material;
+  run.strike_spec = strike_spec;
+  run.default_listener_used = default_listener_used;
+  run.vertices = static_cast<int>(tets.vertices.rows());
+  run.tetrahedra = static_cast<int>(tets.tets.rows());
+  run.element_order = fem.order;
+  run.nodes = static_cast<int>(fem.nodes.rows());
+  return run;
+}
+
+
+void render_reference_files(const ReferenceJob& o) {
+  const auto start = std::chrono::steady_clock::now();
+  check_reference_job(o);  // cheap checks first, so a typo fails before tetrahedralization
+  const std::filesystem::path output = o.output;
+  std::filesystem::path sidecar = o.sidecar.empty() ? std::filesystem::path(output).replace_extension(".json")
+                                                    : std::filesystem::path(o.sidecar);
+  if (sidecar == output) sidecar += ".json";
+  check_writable(output);
+  check_writable(sidecar);
+
+  const ReferenceRender run = render_reference_job(o);
+  const ReferenceResult& r = run.result;
+  const ReferenceSettings& settings = run.settings;
+  const Material& material = run.material;
+  const std::string& strike_spec = run.strike_spec;
+  const bool default_listener_used = run.default_listener_used;
 
   json j;
   j["format"] = "mesh2dsp-reference-render";
@@ -108,10 +134,10 @@ void render_reference_files(const ReferenceJob& o) {
   j["output"] = output.string();
   j["mesh"] = {{"source", o.analysis.input},
                {"scale", o.analysis.scale},
-               {"vertices", tets.vertices.rows()},
-               {"tetrahedra", tets.tets.rows()},
-               {"element_order", fem.order},
-               {"nodes", fem.nodes.rows()},
+               {"vertices", run.vertices},
+               {"tetrahedra", run.tetrahedra},
+               {"element_order", run.element_order},
+               {"nodes", run.nodes},
                {"free_dof", r.free_dofs},
                {"surface_triangles", r.surface_triangles},
                {"fixed", o.analysis.fix}};
@@ -129,7 +155,7 @@ void render_reference_files(const ReferenceJob& o) {
                                 settings.strike.direction.z()}}};
   j["force"] = {{"spec", o.force},
                 {"amplitude", o.force_amplitude},
-                {"amplitude_unit", force.kind == ForceKind::impulse ? "N*s" : "N"}};
+                {"amplitude_unit", settings.force.kind == ForceKind::impulse ? "N*s" : "N"}};
   json listeners = json::array();
   for (const auto& l : settings.listeners_m) listeners.push_back({l.x(), l.y(), l.z()});
   j["listeners"] = listeners;
@@ -182,8 +208,8 @@ void render_reference_files(const ReferenceJob& o) {
   write_text_atomically(sidecar, j.dump(2) + "\n");
   if (!is_quiet())
     fmt::print(stderr, "{}: {} tetrahedra (P{}), {} DOF, {} steps of {:.3g} s, {:.1f} s -> {} ({} ch), {}\n",
-               std::filesystem::path(o.analysis.input).filename().string(), tets.tets.rows(),
-               fem.order, r.free_dofs, r.steps, r.dt_s, wall, output.string(),
+               std::filesystem::path(o.analysis.input).filename().string(), run.tetrahedra,
+               run.element_order, r.free_dofs, r.steps, r.dt_s, wall, output.string(),
                r.channels.size(), sidecar.string());
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "analysis/analysis_options.hpp"
+#include "reference.hpp"
 
 namespace mesh2dsp {
 
@@ -31,8 +32,24 @@ struct ReferenceJob {
   std::string command;              // the command line, recorded in the sidecar
 };
 
-// Checks every option before the tetrahedralization, renders, writes the WAV and the sidecar
-// (each atomically). Throws mesh2dsp::Error.
+// The options' own checks (force, duration, time step, DC blocker, listeners): cheap, before
+// any meshing. Throws mesh2dsp::Error.
+void check_reference_job(const ReferenceJob& job);
+
+// The render itself, kept in memory (job.output, sidecar and command unused): the tet mesh
+// `modes` would make from the same options, the strike, the listeners, render_reference.
+struct ReferenceRender {
+  ReferenceResult result;      // channels: one per listener (two per listener with stereo)
+  ReferenceSettings settings;  // as rendered: time step, strike, listener positions
+  Material material;
+  std::string strike_spec;
+  bool default_listener_used = false;
+  int vertices = 0, tetrahedra = 0, element_order = 0, nodes = 0;
+};
+ReferenceRender render_reference_job(const ReferenceJob& job);
+
+// Checks every option and the outputs before the tetrahedralization, renders, writes the WAV
+// and the sidecar (each atomically). Throws mesh2dsp::Error.
 void render_reference_files(const ReferenceJob& job);
 
 }  // namespace mesh2dsp

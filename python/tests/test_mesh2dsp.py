@@ -171,3 +171,30 @@ def test_render_rings_at_the_models_frequencies(bowl_cli):
     assert abs(peak_hz - nearest) < 3.0, (peak_hz, model.frequencies_hz)
     with pytest.raises(mesh2dsp.Error, match="undefined symbol"):
         mesh2dsp.render("process = undefined_thing;", seconds=0.1)
+
+
+BAR = SOURCE / "meshes" / "bar.obj"
+
+
+def test_reference_is_the_clis_render(tmp_path):
+    """The reference render in memory is the CLI's WAV, sample for sample."""
+    kwargs = dict(duration=0.02, listeners=[(0, 0, 0.5)], oversampling=1)
+    audio = mesh2dsp.reference(str(BAR), material="steel", **kwargs)
+    assert audio.dtype == np.float32 and audio.shape == (1, 960)
+    assert np.abs(audio).max() > 0
+    run = cli("reference", BAR, "--material", "steel", "--duration", 0.02, "--listener", "0,0,0.5",
+              "--oversampling", 1, "-o", tmp_path / "ref.wav")
+    assert run.returncode == 0, run.stderr
+    sidecar = json.loads((tmp_path / "ref.json").read_text())
+    assert sidecar["channels"][0]["peak"] == pytest.approx(float(np.abs(audio).max()), rel=1e-6)
+    with pytest.raises(mesh2dsp.Error, match="--duration must be positive"):
+        mesh2dsp.reference(str(BAR), duration=-1)
+
+
+def test_validate_against_theory_gives_the_clis_verdict(tmp_path):
+    passed, text = mesh2dsp.validate(mesh=str(BAR), material="steel", analytic=True, report=tmp_path / "report")
+    assert passed, text
+    assert text.startswith("validate --analytic: PASS")
+    assert (tmp_path / "report" / "analytic.json").exists()
+    with pytest.raises(mesh2dsp.Error, match="nothing to validate"):
+        mesh2dsp.validate(report=tmp_path / "other")
