@@ -98,6 +98,17 @@ std::vector<std::string> listener_texts(const std::vector<Eigen::Vector3d>& list
   return texts;
 }
 
+// Equal-length channels -> a channels × frames float32 array.
+py::array_t<float> channels_array(const std::vector<std::vector<float>>& channels) {
+  const auto count = static_cast<py::ssize_t>(channels.size());
+  const auto frames = static_cast<py::ssize_t>(count ? channels[0].size() : 0);
+  py::array_t<float> out({count, frames});
+  auto v = out.mutable_unchecked<2>();
+  for (py::ssize_t c = 0; c < count; ++c)
+    for (py::ssize_t i = 0; i < frames; ++i) v(c, i) = channels[c][i];
+  return out;
+}
+
 using MeshArgument = std::variant<std::filesystem::path, std::pair<Eigen::MatrixXd, Eigen::MatrixXi>>;
 
 ModalModel analyze_py(const MeshArgument& mesh, const MaterialKeywords& material, int modes, double fmin,
@@ -194,13 +205,7 @@ py::array_t<float> render_py(const std::variant<std::string, std::filesystem::pa
     py::gil_scoped_release unlocked;
     audio = runtime::render(job);
   }
-  const auto channels = static_cast<py::ssize_t>(audio.channels.size());
-  const auto frames = static_cast<py::ssize_t>(channels ? audio.channels[0].size() : 0);
-  py::array_t<float> out({channels, frames});
-  auto v = out.mutable_unchecked<2>();
-  for (py::ssize_t c = 0; c < channels; ++c)
-    for (py::ssize_t i = 0; i < frames; ++i) v(c, i) = audio.channels[c][i];
-  return out;
+  return channels_array(audio.channels);
 }
 #endif
 
@@ -388,13 +393,7 @@ PYBIND11_MODULE(mesh2dsp, m) {
           py::gil_scoped_release unlocked;
           run = render_reference_job(job);
         }
-        const auto channels = static_cast<py::ssize_t>(run.result.channels.size());
-        const auto frames = static_cast<py::ssize_t>(channels ? run.result.channels[0].size() : 0);
-        py::array_t<float> out({channels, frames});
-        auto v = out.mutable_unchecked<2>();
-        for (py::ssize_t c = 0; c < channels; ++c)
-          for (py::ssize_t i = 0; i < frames; ++i) v(c, i) = run.result.channels[c][i];
-        return out;
+        return channels_array(run.result.channels);
       },
       "mesh"_a, "material"_a = py::none(), "duration"_a = 1.0, "strike"_a = "auto",
       "listeners"_a = std::vector<Eigen::Vector3d>{}, "force"_a = "cosine:0.0001", "force_amplitude"_a = 1.0,
