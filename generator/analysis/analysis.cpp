@@ -102,14 +102,20 @@ std::optional<double> coarse_pass_sizing_hz(const TetMeshSource& source, const A
                                             const MeshInputOptions& mesh_options,
                                             AnalysisReport& r, std::optional<TetMesh>* sized_mesh) {
   // Weyl's law knows only the volume: thin walls and slender parts have far more low modes
-  // than it counts (a 0.7 m bell's 50 modes lie below 3 kHz, Weyl puts the 50th above 20 kHz).
-  // When the mesh it sizes is large, a coarse pass finds the N-th mode instead: the same
-  // surface, an interior of about kCoarseTets quadratic elements. A coarse conforming mesh is
-  // stiffer than the fine one, so its N-th mode lies above the true one (Rayleigh–Ritz): sizing
-  // for it with a margin is on the safe side, and the refinement check after the solve remains.
-  constexpr int kCoarseTets = 1000, kWorthItTets = 3000;
-  // P2 elements of a third of the shear wavelength at 1.25× the N-th mode left the 0.8 m test
-  // block 0.67 % off; errors fall as h⁴, so 0.5 % needs a margin of about 1.9.
+  // than it counts (a 0.7 m bell's 50 modes lie below 3 kHz, Weyl puts the 50th above 20 kHz),
+  // and for solids it is a leading term with a 1.5× margin on top (a torus wheel's 300th mode:
+  // Weyl 8.8 kHz, true 6.85 kHz, mesh sized for 13.2 kHz). When the mesh it sizes is large, a
+  // coarse pass finds the N-th mode instead: the surface remeshed and the interior filled at
+  // about kCoarseTetsPerMode quadratic elements a mode (at least kCoarseTets), a few seconds.
+  // A coarse conforming mesh is stiffer than the fine one, so its N-th mode lies above the true
+  // one (Rayleigh–Ritz): sizing for it with a margin is on the safe side, and the refinement
+  // check after the solve remains.
+  constexpr int kCoarseTets = 1000, kCoarseTetsPerMode = 10, kWorthItTets = 3000;
+  // The margin over the coarse N-th mode. P2 elements of a third of the shear wavelength at
+  // 1.25× the N-th mode left the 0.8 m test block 0.67 % off, at 1.7× still 0.68 % (its 5 cm
+  // surface grid coarsened to 11 cm), at 1.9× 0.18 %: solids need it. Slender and thin objects
+  // need less (a torus wheel sized for 1.17× its 300th mode was 0.29 % off at worst), but the
+  // sizing cannot tell them apart, so the margin is the solid's.
   constexpr double kCoarseMargin = 1.9;
   // The Weyl-sized mesh is made as the analysis makes it (its notices shown, its errors the
   // analysis's own): without a gain it is the analysis mesh, not meshed again.
@@ -119,15 +125,23 @@ std::optional<double> coarse_pass_sizing_hz(const TetMeshSource& source, const A
   if (sized.tets.rows() >= kWorthItTets && sized.resolved_frequency_hz > 0) {
     try {
       QuietScope quiet;
+      const int coarse_tets = std::max(kCoarseTets, kCoarseTetsPerMode * request.modes);
+      const double coarse_volume_m3 = mesh_volume_m3(sized) / (0.8 * coarse_tets);
       MeshInputOptions coarse = mesh_options;
       coarse.sizing_frequency_hz = sized.resolved_frequency_hz;
-      coarse.max_tet_volume_m3 = mesh_volume_m3(sized) / (0.8 * kCoarseTets);
+      coarse.max_tet_volume_m3 = coarse_volume_m3;
+      // The surface as coarse as the interior (the edge of a regular tetrahedron of that
+      // volume): TetGen keeps the surface triangles, so a fine surface (a scan, a finely drawn
+      // torus) would make the "coarse" mesh as large as the real one. Only the frequencies
+      // are used, so the shape may move a little here.
+      if (!o.keep_surface && !o.surface_edge_m)
+        coarse.surface_edge_m = std::cbrt(6 * std::sqrt(2.0) * coarse_volume_m3);
       const TetMesh tets = source(coarse, nullptr);
       const ModalAnalysisResult found =
           analyze_modes(make_fem_mesh(tets, o.element_order), material, request);
       const double highest_hz = std::sqrt(found.eigenvalues.maxCoeff()) / (2 * M_PI);
       if (static_cast<int>(found.eigenvalues.size()) == request.modes &&
-          kCoarseMargin * highest_hz < 0.8 * sized.resolved_frequency_hz)
+          kCoarseMargin * highest_hz < 0.9 * sized.resolved_frequency_hz)
         sizing_hz = kCoarseMargin * highest_hz;
     } catch (const Error&) {
       // No estimate: the mesh stays sized by Weyl's law.

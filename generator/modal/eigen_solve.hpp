@@ -41,7 +41,8 @@ struct EigenSolveOptions {
 // in memory (before factorizing), when the factorization or the iteration fails (never returns
 // an empty or partial solution). After each round `more` (when given) may ask for a larger
 // count — the factorization and the Lanczos basis are reused, the basis only grows; returning 0
-// (or no more than the current count) ends it.
+// (or no more than the current count) ends it. `more` sees the eigenvalues of the round; the
+// eigenvectors are formed only for the last one.
 EigenSolution solve_lowest_modes(const SparseMatrix& stiffness_lower,
                                  const SparseMatrix& mass_lower, const EigenSolveOptions& options,
                                  const std::function<int(const EigenSolution&)>& more = {});

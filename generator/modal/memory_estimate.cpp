@@ -38,9 +38,10 @@ SolveEstimate estimate_eigen_solve(int dof, double nonzeros_lower, const FactorS
   // K, M and the shifted matrix: a double and an int per entry, plus the column pointers.
   e.matrices_bytes = 3 * (12 * nonzeros_lower + 4 * n);
   e.factor_bytes = factor.bytes();
-  // Basis V and M·V, the projected matrix and its eigenvectors, the block being orthogonalised,
-  // the returned shapes (twice: the solution and the analysis result over all nodes).
-  e.basis_bytes = 8 * n * (2 * m + 4 * block_size) + 3 * 8 * m * m + 2 * 8 * n * modes;
+  // Basis V (M·V is not stored), the projected matrix and its eigenvectors, the blocks being
+  // solved and orthogonalised with their M products, the returned shapes (twice: the solution
+  // and the analysis result over all nodes).
+  e.basis_bytes = 8 * n * (m + 8 * block_size) + 3 * 8 * m * m + 2 * 8 * n * modes;
   e.factor_s = factor.flops / kFactorFlopsPerS;
   // The basis actually used grows slower than the memory bound above (measured on the bell:
   // 240 vectors for 64 modes, 360 for 120, about 700 for 314).
