@@ -13,6 +13,7 @@
 #include <limits>
 #include <optional>
 #include <random>
+#include <vector>
 
 #include "modal/cholmod_factor.hpp"
 #include "modal/memory_estimate.hpp"
@@ -36,22 +37,43 @@ extern "C" void dgemm_(const char* transa, const char* transb, const int* m, con
                        const double* b, const int* ldb, const double* beta, double* c,
                        const int* ldc);
 
+// The reorthogonalisation products read the whole basis for b columns of work: bound by memory
+// bandwidth, which one core does not saturate. Their rows are split among the cores (each part
+// one single-threaded dgemm), as the mass products' are; OpenBLAS's own threads stay off, since
+// they spin inside CHOLMOD's many small triangular-solve calls (serial_threads.hpp).
+int row_parts(int rows) { return std::max(1, std::min(omp_get_num_procs(), rows / 4096)); }
+int part_begin(int rows, int part, int parts) {
+  return static_cast<int>(static_cast<long>(rows) * part / parts);
+}
+
 // The first `columns` columns of `basis` (n × columns)ᵀ times x.
 Eigen::MatrixXd transpose_times(const Eigen::MatrixXd& basis, int columns, const Eigen::MatrixXd& x) {
-  Eigen::MatrixXd out(columns, x.cols());
   const int n = static_cast<int>(basis.rows()), b = static_cast<int>(x.cols());
-  const double one = 1, zero = 0;
-  dgemm_("T", "N", &columns, &b, &n, &one, basis.data(), &n, x.data(), &n, &zero, out.data(), &columns);
-  return out;
+  const int parts = row_parts(n);
+  std::vector<Eigen::MatrixXd> partial(parts, Eigen::MatrixXd(columns, b));
+#pragma omp parallel for num_threads(parts) schedule(static)
+  for (int part = 0; part < parts; ++part) {
+    const int begin = part_begin(n, part, parts), rows = part_begin(n, part + 1, parts) - begin;
+    const double one = 1, zero = 0;
+    dgemm_("T", "N", &columns, &b, &rows, &one, basis.data() + begin, &n, x.data() + begin, &n,
+           &zero, partial[part].data(), &columns);
+  }
+  for (int part = 1; part < parts; ++part) partial[0] += partial[part];
+  return std::move(partial[0]);
 }
 
 // x −= (first `columns` columns of basis) · c.
 void subtract_product(const Eigen::MatrixXd& basis, int columns, const Eigen::MatrixXd& c, Eigen::MatrixXd& x) {
   const int n = static_cast<int>(basis.rows()), b = static_cast<int>(x.cols());
-  const double minus_one = -1, one = 1;
-  dgemm_("N", "N", &n, &b, &columns, &minus_one, basis.data(), &n, c.data(), &columns, &one, x.data(), &n);
+  const int parts = row_parts(n);
+#pragma omp parallel for num_threads(parts) schedule(static)
+  for (int part = 0; part < parts; ++part) {
+    const int begin = part_begin(n, part, parts), rows = part_begin(n, part + 1, parts) - begin;
+    const double minus_one = -1, one = 1;
+    dgemm_("N", "N", &rows, &b, &columns, &minus_one, basis.data() + begin, &n, c.data(), &columns,
+           &one, x.data() + begin, &n);
+  }
 }
-
 
 // Block Lanczos on S = (K − σM)⁻¹M, which is self-adjoint in the M inner product, with full
 // reorthogonalisation (classical Gram–Schmidt twice) and no restarts: the basis only grows, so
@@ -163,11 +185,10 @@ class BlockLanczos {
     using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     const RowMajorMatrix xr = x;
     RowMajorMatrix yr(n_, x.cols());
-    const int parts = std::max(1, std::min(omp_get_num_procs(), n_ / 4096));
+    const int parts = row_parts(n_);
 #pragma omp parallel for num_threads(parts) schedule(static)
     for (int part = 0; part < parts; ++part) {
-      const int begin = static_cast<int>(static_cast<long>(n_) * part / parts);
-      const int end = static_cast<int>(static_cast<long>(n_) * (part + 1) / parts);
+      const int begin = part_begin(n_, part, parts), end = part_begin(n_, part + 1, parts);
       yr.middleRows(begin, end - begin).noalias() = mass_rows_.middleRows(begin, end - begin) * xr;
     }
     return yr;
