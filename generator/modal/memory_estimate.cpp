@@ -13,14 +13,15 @@
 namespace mesh2dsp {
 namespace {
 
-// Rates measured on the 2-core development machine under load (bell P2, 28 857 DOF, 64 modes:
-// factorization 2.7 GFlop in 0.8 s; 240 block-8 solves of a 6.5 M-entry factor in 1.8 s;
-// 314 modes in 14 s: reorthogonalisation, Ritz checks and M products about 5 GFlop/s): supernodal
-// factorization, block triangular solves (flops per right-hand side: 4 per factor entry) and
-// the dense work of the iteration (BLAS-3, one thread).
+// Rates measured on the 2-core development machine. Factorization: bell P2, 28 857 DOF, 2.7 GFlop
+// in 0.8 s (supernodal, every thread). The iteration, on the torus wheel (98 682 DOF, 300 modes,
+// about 720 Lanczos vectors, 2026-11-26, quiet machine): block-8 triangular solves of its
+// 55 M-entry factor (flops per right-hand side: 4 per factor entry) about 1e10 flop/s, and the
+// reorthogonalisation, Ritz checks and M products (memory-bound, split over the cores) about
+// 7e9 flop/s.
 constexpr double kFactorFlopsPerS = 3.3e9;
-constexpr double kSolveFlopsPerS = 4e9;
-constexpr double kDenseFlopsPerS = 5e9;
+constexpr double kSolveFlopsPerS = 1e10;
+constexpr double kDenseFlopsPerS = 7e9;
 
 }  // namespace
 
