@@ -347,7 +347,10 @@ EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
   const double factorization_s = seconds_since(factor_start);
   factor_progress.finish(fmt::format("{} DOF", n));
 
-  std::optional<SerialThreads> single_threaded_iteration(std::in_place);  // threads help the factorization only
+  // OpenBLAS's and OpenMP's thread pools off for the iteration (their threads spin inside the
+  // many small triangular-solve calls); the basis and mass products split their rows over the
+  // cores themselves (row_parts).
+  std::optional<SerialThreads> single_threaded_iteration(std::in_place);
   Progress progress("eigen iterations");
   BlockLanczos lanczos(factor, m, b, expected_basis_columns(expected, b, n) + b);
   lanczos.lock_rigid_modes(0.5 / -options.shift);
