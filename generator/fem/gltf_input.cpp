@@ -135,10 +135,17 @@ void add_primitive(const fs::path& path, const tinygltf::Model& model,
   if (prim.indices >= 0) {
     AccessorReader idx(path, model, prim.indices, "index");
     if (idx.components() != 1) fail(path, "index accessor is not SCALAR");
+    // glTF 2.0 §5.1.2 (accessor.componentType for indices): unsigned byte, short or int. A float
+    // index could be NaN, which no range check catches (found by fuzzing).
+    if (idx.component_type() != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE &&
+        idx.component_type() != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
+        idx.component_type() != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT)
+      fail(path, "the index accessor's component type must be an unsigned integer (5121, 5123 or "
+                 "5125), as glTF 2.0 requires");
     order.resize(idx.count());
     for (std::size_t i = 0; i < idx.count(); ++i) {
       const double v = idx.get(i, 0);
-      if (v < 0 || v >= static_cast<double>(pos.count()))
+      if (!(v >= 0 && v < static_cast<double>(pos.count())))
         fail(path, fmt::format("index {} refers to vertex {}, but the primitive has {} vertices",
                                i, v, pos.count()));
       order[i] = static_cast<std::size_t>(v);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "fem/surface_mesh.hpp"
 #include "fem/tetgen_files.hpp"
 #include "support/error_of.hpp"
 
@@ -38,4 +39,19 @@ TEST(FuzzFindings, GmshCountsBeyondTheFileAreOneMessageNotAnAllocation) {
                        "node count 100000000 is more than the"));
   const auto v22 = write("count22.msh", "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n2000000000\n1 0 0 0\n");
   EXPECT_TRUE(contains(error_of([&] { read_tet_mesh_file(v22); }), "bytes left in the file"));
+}
+
+// glTF: an index accessor of float type (componentType 5126) whose bytes are NaN passed the
+// range check (NaN compares false) and was cast to an index (UBSan: NaN outside the range of
+// unsigned long). Indices must be unsigned integers (glTF 2.0); a NaN can no longer pass.
+TEST(FuzzFindings, GltfFloatIndicesAreOneMessage) {
+  // The fuzzer's own input (fuzz/corpus/gltf/finding-float-nan-index): 8 float positions,
+  // 18 float indices some of which are NaN.
+  const fs::path finding = fs::path(MESH2DSP_SOURCE_DIR) / "fuzz/corpus/gltf/finding-float-nan-index";
+  ASSERT_TRUE(fs::exists(finding));
+  const fs::path glb = fs::path(testing::TempDir()) / "mesh2dsp_fuzz_findings" / "float-index.glb";
+  fs::create_directories(glb.parent_path());
+  fs::copy_file(finding, glb, fs::copy_options::overwrite_existing);
+  EXPECT_TRUE(contains(error_of([&] { read_surface_mesh(glb); }),
+                       "component type must be an unsigned integer"));
 }
