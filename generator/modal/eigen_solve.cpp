@@ -46,8 +46,8 @@ int part_begin(int rows, int part, int parts) {
   return static_cast<int>(static_cast<long>(rows) * part / parts);
 }
 
-// The first `columns` columns of `basis` (n × columns)ᵀ times x.
-Eigen::MatrixXd transpose_times(const Eigen::MatrixXd& basis, int columns, const Eigen::MatrixXd& x) {
+// Columns first..first+columns of `basis` (n × columns)ᵀ times x.
+Eigen::MatrixXd transpose_times(const Eigen::MatrixXd& basis, int first, int columns, const Eigen::MatrixXd& x) {
   const int n = static_cast<int>(basis.rows()), b = static_cast<int>(x.cols());
   const int parts = row_parts(n);
   std::vector<Eigen::MatrixXd> partial(parts, Eigen::MatrixXd(columns, b));
@@ -55,28 +55,60 @@ Eigen::MatrixXd transpose_times(const Eigen::MatrixXd& basis, int columns, const
   for (int part = 0; part < parts; ++part) {
     const int begin = part_begin(n, part, parts), rows = part_begin(n, part + 1, parts) - begin;
     const double one = 1, zero = 0;
-    dgemm_("T", "N", &columns, &b, &rows, &one, basis.data() + begin, &n, x.data() + begin, &n,
+    dgemm_("T", "N", &columns, &b, &rows, &one, basis.data() + static_cast<long>(first) * n + begin, &n, x.data() + begin, &n,
            &zero, partial[part].data(), &columns);
   }
   for (int part = 1; part < parts; ++part) partial[0] += partial[part];
   return std::move(partial[0]);
 }
 
-// x −= (first `columns` columns of basis) · c.
-void subtract_product(const Eigen::MatrixXd& basis, int columns, const Eigen::MatrixXd& c, Eigen::MatrixXd& x) {
+// x −= (columns first..first+columns of basis) · c.
+void subtract_product(const Eigen::MatrixXd& basis, int first, int columns, const Eigen::MatrixXd& c, Eigen::MatrixXd& x) {
   const int n = static_cast<int>(basis.rows()), b = static_cast<int>(x.cols());
   const int parts = row_parts(n);
 #pragma omp parallel for num_threads(parts) schedule(static)
   for (int part = 0; part < parts; ++part) {
     const int begin = part_begin(n, part, parts), rows = part_begin(n, part + 1, parts) - begin;
     const double minus_one = -1, one = 1;
-    dgemm_("N", "N", &rows, &b, &columns, &minus_one, basis.data() + begin, &n, c.data(), &columns,
+    dgemm_("N", "N", &rows, &b, &columns, &minus_one, basis.data() + static_cast<long>(first) * n + begin, &n, c.data(), &columns,
            &one, x.data() + begin, &n);
   }
 }
 
+using RowMajorSparse = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
+
+// An isotropic consistent mass matrix couples only equal components of two nodes, with the same
+// value for x, y and z: M = Mₙ ⊗ I₃ in the DOF order 3·node + component (clamping removes whole
+// nodes, so the free DOFs keep that order). M·X is then Mₙ times X seen as (n/3) × 3b: a third
+// of the entries to read, each gathering 3b contiguous values instead of b. Returns Mₙ (whole,
+// row-major), or an empty matrix when M does not have that structure (then M itself is used).
+RowMajorSparse node_mass(const RowMajorSparse& mass) {
+  const Eigen::Index n = mass.rows();
+  if (n % 3 != 0) return {};
+  std::vector<Eigen::Triplet<double, int>> entries;
+  entries.reserve(mass.nonZeros() / 3);
+  // Each non-zero y or z entry equals the x entry of its node pair, and there are as many of
+  // each: then the three components hold the same entries.
+  long count[3] = {0, 0, 0};
+  for (Eigen::Index row = 0; row < n; ++row)
+    for (RowMajorSparse::InnerIterator it(mass, row); it; ++it) {
+      const Eigen::Index col = it.col();
+      if (it.value() == 0) continue;
+      if (row % 3 != col % 3) return {};
+      ++count[row % 3];
+      const double first = row % 3 == 0 ? it.value() : mass.coeff(row - row % 3, col - col % 3);
+      if (std::abs(it.value() - first) > 1e-12 * std::abs(first)) return {};
+      if (row % 3 == 0) entries.emplace_back(static_cast<int>(row / 3), static_cast<int>(col / 3), it.value());
+    }
+  if (count[1] != count[0] || count[2] != count[0]) return {};
+  RowMajorSparse node(n / 3, n / 3);
+  node.setFromTriplets(entries.begin(), entries.end());
+  return node;
+}
+
 // Block Lanczos on S = (K − σM)⁻¹M, which is self-adjoint in the M inner product, with full
-// reorthogonalisation (classical Gram–Schmidt twice) and no restarts: the basis only grows, so
+// reorthogonalisation (the recurrence's blocks, then classical Gram–Schmidt over the whole
+// basis, repeated when needed) and no restarts: the basis only grows, so
 // asking for more modes continues the same Krylov space. A block of b vectors per step lets one
 // pass over the factor solve b right-hand sides (5-6x cheaper per vector than one at a time)
 // and finds up to b-fold degenerate modes directly. Grimes, Lewis & Simon, "A shifted block
@@ -85,7 +117,9 @@ void subtract_product(const Eigen::MatrixXd& basis, int columns, const Eigen::Ma
 class BlockLanczos {
  public:
   BlockLanczos(const CholmodFactor& factor, const SparseMatrix& mass, int block, int capacity)
-      : factor_(factor), mass_rows_(symmetric_from_lower(mass)), n_(static_cast<int>(mass.rows())), b_(block) {
+      : factor_(factor), mass_rows_(symmetric_from_lower(mass)), node_mass_(node_mass(mass_rows_)),
+        n_(static_cast<int>(mass.rows())), b_(block) {
+    if (node_mass_.size() > 0) mass_rows_ = RowMajorSparse();  // Mₙ replaces it
     reserve(std::max(capacity, 2 * b_));
     append_block(random_block(b_), 0, 1.0);
   }
@@ -119,15 +153,16 @@ class BlockLanczos {
     for (int i = 0; i < l; ++i) {
       Eigen::MatrixXd col = z.col(i);
       for (int round = 0; round < 2 && i > 0; ++round)
-        subtract_product(v_, i, mass_coefficients(i, col), col);
+        subtract_product(v_, 0, i, mass_coefficients(i, col), col);
       const Eigen::MatrixXd mcol = mass_times(col);
       const double norm = std::sqrt(col.col(0).dot(mcol.col(0)));
       v_.col(i) = col / norm;
       t_(i, i) = r.theta[rigid[i]];
     }
     for (int round = 0; round < 2; ++round)
-      subtract_product(v_, l, mass_coefficients(l, start), start);
+      subtract_product(v_, 0, l, mass_coefficients(l, start), start);
     append_block(start, l, 1.0);
+    previous_mass_block_.resize(0, 0);
     k_ = locked_ = l;
   }
 
@@ -142,17 +177,37 @@ class BlockLanczos {
     Eigen::MatrixXd y = factor_.solve(mass_block_);  // S Vⱼ
     solve_s += seconds_since(t0);
     solves += b_;
-    Eigen::MatrixXd c = mass_coefficients(kk, y);
-    subtract_product(v_, kk, c, y);
+    // The recurrence's own terms first: S Vⱼ lies almost wholly in Vⱼ₋₁ and Vⱼ (eq. 2.4), so
+    // the local pass removes nearly all of it, and one pass over the whole basis then removes
+    // only rounding-level components, exactly enough (Daniel, Gragg, Kaufman & Stewart,
+    // "Reorthogonalization and stable algorithms for updating the Gram-Schmidt QR
+    // factorization", Math. Comp. 30, 1976: repeat only when a pass removes more than half the
+    // norm²). Two full passes read the basis four times per step; this reads it twice.
+    // Its coefficients (M Vⱼ₋₁, M Vⱼ)ᵀ y come from the M products kept from the last two steps:
+    // their rounding is what the full pass removes.
+    const bool two_blocks = j - b_ >= locked_ && previous_mass_block_.cols() == b_;
+    const int local_begin = two_blocks ? j - b_ : j, local = kk - local_begin;
+    Eigen::MatrixXd c = Eigen::MatrixXd::Zero(kk, b_);
+    c.middleRows(j, b_).noalias() = mass_block_.transpose() * y;
+    if (two_blocks) c.middleRows(j - b_, b_).noalias() = previous_mass_block_.transpose() * y;
+    subtract_product(v_, local_begin, local, c.middleRows(local_begin, local), y);
     const double reference = c.colwise().norm().maxCoeff();
-    const Eigen::MatrixXd c2 = mass_coefficients(kk, y);
-    subtract_product(v_, kk, c2, y);
-    c += c2;
+    for (int pass = 0; pass < 2; ++pass) {
+      const Eigen::MatrixXd my = mass_times(y);
+      const Eigen::ArrayXd norm2 = y.cwiseProduct(my).colwise().sum().transpose().array();
+      const Eigen::MatrixXd c2 = transpose_times(v_, 0, kk, my);
+      subtract_product(v_, 0, kk, c2, y);
+      c += c2;
+      // V is M-orthonormal: what the pass removed is ‖c2‖² of the column's norm².
+      if ((c2.colwise().squaredNorm().transpose().array() <= 0.5 * norm2).all()) break;
+    }
     // Locked vectors are exact eigenvectors: what the solve puts along them is rounding noise
     // (amplified by their large θ), projected out above but kept out of T.
     c.topRows(locked_).setZero();
     t_.block(0, j, kk, b_) = c;
+    Eigen::MatrixXd newest = std::move(mass_block_);
     t_.block(kk, j, b_, b_) = append_block(std::move(y), kk, reference);
+    previous_mass_block_ = std::move(newest);
     k_ = kk;
   }
 
@@ -185,11 +240,16 @@ class BlockLanczos {
     using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     const RowMajorMatrix xr = x;
     RowMajorMatrix yr(n_, x.cols());
+    const bool by_node = node_mass_.size() > 0;
+    const int rows = by_node ? n_ / 3 : n_, width = static_cast<int>(by_node ? 3 * x.cols() : x.cols());
+    const Eigen::Map<const RowMajorMatrix> xv(xr.data(), rows, width);
+    Eigen::Map<RowMajorMatrix> yv(yr.data(), rows, width);
+    const RowMajorSparse& product = by_node ? node_mass_ : mass_rows_;
     const int parts = row_parts(n_);
 #pragma omp parallel for num_threads(parts) schedule(static)
     for (int part = 0; part < parts; ++part) {
-      const int begin = part_begin(n_, part, parts), end = part_begin(n_, part + 1, parts);
-      yr.middleRows(begin, end - begin).noalias() = mass_rows_.middleRows(begin, end - begin) * xr;
+      const int begin = part_begin(rows, part, parts), end = part_begin(rows, part + 1, parts);
+      yv.middleRows(begin, end - begin).noalias() = product.middleRows(begin, end - begin) * xv;
     }
     return yr;
   }
@@ -198,7 +258,7 @@ class BlockLanczos {
   // memory (the wheel's 300 modes: 7 GB), and M·x for a block of b vectors costs less than one
   // pass over the basis, which these products are bound by (memory bandwidth, not flops).
   Eigen::MatrixXd mass_coefficients(int columns, const Eigen::MatrixXd& x) const {
-    return transpose_times(v_, columns, mass_times(x));
+    return transpose_times(v_, 0, columns, mass_times(x));
   }
 
   Eigen::MatrixXd random_block(int columns) {
@@ -256,7 +316,7 @@ class BlockLanczos {
         for (int round = 0; round < 2; ++round) {
           if (at > 0) {
             Eigen::MatrixXd zm = z;
-            subtract_product(v_, at, mass_coefficients(at, zm), zm);
+            subtract_product(v_, 0, at, mass_coefficients(at, zm), zm);
             z = zm.col(0);
           }
           for (int other = 0; other < b_; ++other)
@@ -279,11 +339,13 @@ class BlockLanczos {
   }
 
   const CholmodFactor& factor_;
-  Eigen::SparseMatrix<double, Eigen::RowMajor, int> mass_rows_;
+  RowMajorSparse mass_rows_;  // M whole (empty when node_mass_ stands for it)
+  RowMajorSparse node_mass_;  // Mₙ with M = Mₙ ⊗ I₃, or empty
   int n_, b_, k_ = 0;
   int locked_ = 0;  // leading basis columns that are exact eigenvectors (rigid-body modes)
   Eigen::MatrixXd v_, t_;  // basis, projected matrix (upper part + sub-diagonal blocks)
   Eigen::MatrixXd mass_block_;  // M times the newest block of the basis (the next solve's input)
+  Eigen::MatrixXd previous_mass_block_;  // M times the block before it (or empty)
   std::mt19937_64 random_{20261126};  // fixed: the same mesh gives the same modes, run after run
   std::normal_distribution<double> normal_;
 };
