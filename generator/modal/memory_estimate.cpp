@@ -13,15 +13,18 @@
 namespace mesh2dsp {
 namespace {
 
-// Rates measured on the 2-core development machine. Factorization: bell P2, 28 857 DOF, 2.7 GFlop
-// in 0.8 s (supernodal, every thread). The iteration, on the torus wheel (98 682 DOF, 300 modes,
-// about 720 Lanczos vectors, 2026-11-26, quiet machine): block-8 triangular solves of its
-// 55 M-entry factor (flops per right-hand side: 4 per factor entry) about 1e10 flop/s, and the
-// reorthogonalisation, Ritz checks and M products (memory-bound, split over the cores) about
-// 7e9 flop/s.
-constexpr double kFactorFlopsPerS = 3.3e9;
-constexpr double kSolveFlopsPerS = 1e10;
-constexpr double kDenseFlopsPerS = 7e9;
+// Rates measured on the 2-core development machine, quiet, 2026-11-27. Factorization
+// (supernodal, every thread): the torus wheel's P2 factor (221 196 DOF, 1.9e8 entries,
+// 2.8e11 flops) in 8.5 s, about 3.3e10 flop/s; small factors pay a fixed cost first (the bell's
+// 2.7 GFlop in 0.8 s). The iteration, on the same wheel for 300 modes (968 Lanczos vectors):
+// block-8 triangular solves (flops per right-hand side: 4 per factor entry) 1.5e10 flop/s; the
+// reorthogonalisation (two passes over the basis per step, memory-bound, split over the cores)
+// with the M products 1.4e10 flop/s; the Ritz vectors (one product at the end) 1.7e10 flop/s.
+constexpr double kFactorFlopsPerS = 3.3e10;
+constexpr double kFactorFixedS = 0.7;
+constexpr double kSolveFlopsPerS = 1.5e10;
+constexpr double kOrthogonalisationFlopsPerS = 1.4e10;
+constexpr double kRitzVectorFlopsPerS = 1.7e10;
 
 }  // namespace
 
@@ -43,11 +46,14 @@ SolveEstimate estimate_eigen_solve(int dof, double nonzeros_lower, const FactorS
   // solved and orthogonalised with their M products, the returned shapes (twice: the solution
   // and the analysis result over all nodes).
   e.basis_bytes = 8 * n * (m + 8 * block_size) + 3 * 8 * m * m + 2 * 8 * n * modes;
-  e.factor_s = factor.flops / kFactorFlopsPerS;
-  // The basis actually used grows slower than the memory bound above (measured on the bell:
-  // 240 vectors for 64 modes, 360 for 120, about 700 for 314).
-  const double used = std::min(n, 2.0 * modes + 6 * block_size + 48);
-  e.iteration_s = used * 4 * factor.entries / kSolveFlopsPerS + 4 * n * used * used / kDenseFlopsPerS;
+  e.factor_s = kFactorFixedS + factor.flops / kFactorFlopsPerS;
+  // The basis a solid needs is about the memory bound above (the wheel and the statue-like
+  // blob: 968 vectors for 314 modes); thin and slender objects need less (the bell: 240 for 64,
+  // about 700 for 314), where the estimate errs long.
+  const double used = m;
+  e.iteration_s = used * 4 * factor.entries / kSolveFlopsPerS +
+                  2 * n * used * used / kOrthogonalisationFlopsPerS +
+                  2 * n * used * modes / kRitzVectorFlopsPerS;
   return e;
 }
 
