@@ -179,7 +179,7 @@ class BlockLanczos {
     solves += b_;
     // The recurrence's own terms first: S Vⱼ lies almost wholly in Vⱼ₋₁ and Vⱼ (eq. 2.4), so
     // the local pass removes nearly all of it, and one pass over the whole basis then removes
-    // only rounding-level components, exactly enough (Daniel, Gragg, Kaufman & Stewart,
+    // only rounding-level components (Daniel, Gragg, Kaufman & Stewart,
     // "Reorthogonalization and stable algorithms for updating the Gram-Schmidt QR
     // factorization", Math. Comp. 30, 1976: repeat only when a pass removes more than half the
     // norm²). Two full passes read the basis four times per step; this reads it twice.
@@ -245,7 +245,7 @@ class BlockLanczos {
     const Eigen::Map<const RowMajorMatrix> xv(xr.data(), rows, width);
     Eigen::Map<RowMajorMatrix> yv(yr.data(), rows, width);
     const RowMajorSparse& product = by_node ? node_mass_ : mass_rows_;
-    const int parts = row_parts(n_);
+    const int parts = row_parts(rows);
 #pragma omp parallel for num_threads(parts) schedule(static)
     for (int part = 0; part < parts; ++part) {
       const int begin = part_begin(rows, part, parts), end = part_begin(rows, part + 1, parts);

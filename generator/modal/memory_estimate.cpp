@@ -50,10 +50,8 @@ SolveEstimate estimate_eigen_solve(int dof, double nonzeros_lower, const FactorS
   // The basis a solid needs is about the memory bound above (the wheel and the statue-like
   // blob: 968 vectors for 314 modes); thin and slender objects need less (the bell: 240 for 64,
   // about 700 for 314), where the estimate errs long.
-  const double used = m;
-  e.iteration_s = used * 4 * factor.entries / kSolveFlopsPerS +
-                  2 * n * used * used / kOrthogonalisationFlopsPerS +
-                  2 * n * used * modes / kRitzVectorFlopsPerS;
+  e.iteration_s = m * 4 * factor.entries / kSolveFlopsPerS +
+                  2 * n * m * m / kOrthogonalisationFlopsPerS + 2 * n * m * modes / kRitzVectorFlopsPerS;
   return e;
 }
 

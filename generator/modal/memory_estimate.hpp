@@ -14,7 +14,7 @@ struct SolveEstimate {
   int basis_columns = 0;    // Lanczos basis size expected for them
   double matrices_bytes = 0;  // K, M and K − σM
   double factor_bytes = 0;    // the numeric factor and CHOLMOD's workspace
-  double basis_bytes = 0;     // Lanczos basis, M·basis, projected matrix, mode shapes
+  double basis_bytes = 0;     // Lanczos basis, projected matrix, mode shapes (M·basis is not stored)
   double peak_bytes() const { return matrices_bytes + factor_bytes + basis_bytes; }
   double factor_s = 0, iteration_s = 0;  // expected wall time
   double time_s() const { return factor_s + iteration_s; }
