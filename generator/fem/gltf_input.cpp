@@ -6,8 +6,10 @@
 #include <Eigen/Geometry>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <string>
+#include <system_error>
 
 #include "util/error.hpp"
 
@@ -30,6 +32,30 @@ bool skip_image(tinygltf::Image*, const int, std::string*, std::string*, int, in
                 const unsigned char*, int, void*) {
   return true;
 }
+
+// tinygltf's own reader opens whatever a buffer URI names and sizes it with tellg: a URI that
+// resolves to a directory (or a FIFO, or a device) gives tellg's -1 and a resize to 2^63 bytes
+// (found by the gltf fuzzer). Ours reads regular files only, sized by the file system.
+bool read_regular_file(std::vector<unsigned char>* out, std::string* err, const std::string& name,
+                       void*) {
+  std::error_code kind_error, size_error;
+  const bool regular = fs::is_regular_file(fs::path(name), kind_error);
+  const auto size = regular ? fs::file_size(fs::path(name), size_error) : 0;
+  if (!regular || kind_error || size_error) {
+    if (err) *err += "'" + name + "' is not a regular file\n";
+    return false;
+  }
+  std::ifstream in(name, std::ios::binary);
+  out->resize(static_cast<std::size_t>(size));
+  if (!in || !in.read(reinterpret_cast<char*>(out->data()), static_cast<std::streamsize>(size))) {
+    if (err) *err += "cannot read '" + name + "'\n";
+    return false;
+  }
+  return true;
+}
+
+// glTF URIs are not shell words: no expansion (tinygltf 2.7 agrees; this keeps it so).
+std::string unexpanded(const std::string& name, void*) { return name; }
 
 // The node's local transform: its matrix, or translation · rotation · scale (glTF 2.0 §5.25).
 Eigen::Matrix4d local_transform(const tinygltf::Node& node) {
@@ -190,6 +216,12 @@ void add_primitive(const fs::path& path, const tinygltf::Model& model,
 std::vector<Eigen::Vector3d> read_gltf_triangles(const fs::path& path) {
   tinygltf::TinyGLTF loader;
   loader.SetImageLoader(skip_image, nullptr);
+  // Anything that exists "exists", so a directory gets the reader's "not a regular file".
+  loader.SetFsCallbacks({[](const std::string& name, void*) {
+                           std::error_code ec;
+                           return fs::exists(fs::path(name), ec);
+                         },
+                         unexpanded, read_regular_file, tinygltf::WriteWholeFile, nullptr});
   tinygltf::Model model;
   std::string err, warn;
   std::string ext = path.extension().string();

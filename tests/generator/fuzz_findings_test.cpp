@@ -55,3 +55,24 @@ TEST(FuzzFindings, GltfFloatIndicesAreOneMessage) {
   EXPECT_TRUE(contains(error_of([&] { read_surface_mesh(glb); }),
                        "component type must be an unsigned integer"));
 }
+
+// glTF: a buffer URI that resolves to a directory ("%xtrasdata:…" in the fuzzer's input, which
+// tinygltf's percent-decoding turns into the file's own directory) was opened and sized with
+// tellg, whose -1 became a 2^63-byte resize (ASan: requested allocation size exceeds maximum).
+// Buffers are now read from regular files only, sized by the file system.
+TEST(FuzzFindings, GltfBufferUrisNamingADirectoryAreOneMessage) {
+  const fs::path finding = fs::path(MESH2DSP_SOURCE_DIR) / "fuzz/corpus/gltf/finding-buffer-uri-directory";
+  ASSERT_TRUE(fs::exists(finding));
+  const fs::path gltf = fs::path(testing::TempDir()) / "mesh2dsp_fuzz_findings" / "uri-directory.gltf";
+  fs::create_directories(gltf.parent_path());
+  fs::copy_file(finding, gltf, fs::copy_options::overwrite_existing);
+  const std::string fuzzed = error_of([&] { read_surface_mesh(gltf); });
+  EXPECT_TRUE(contains(fuzzed, "not a readable glTF 2.0 file")) << fuzzed;
+
+  // The same by name: a buffer whose URI is a directory beside the file.
+  fs::create_directories(gltf.parent_path() / "buffers.bin");
+  const auto named = write("uri-named-directory.gltf",
+                           R"({"asset":{"version":"2.0"},"buffers":[{"byteLength":36,"uri":"buffers.bin"}]})");
+  const std::string message = error_of([&] { read_surface_mesh(named); });
+  EXPECT_TRUE(contains(message, "not a regular file")) << message;
+}
