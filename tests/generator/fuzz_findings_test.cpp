@@ -26,6 +26,17 @@ fs::path write(const std::string& name, const std::string& bytes) {
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+// A fuzzer's input kept in fuzz/corpus/<harness>/, copied under the name (and extension) the
+// reader needs.
+fs::path corpus_input(const std::string& harness_file, const std::string& name) {
+  const fs::path finding = fs::path(MESH2DSP_SOURCE_DIR) / "fuzz/corpus" / harness_file;
+  EXPECT_TRUE(fs::exists(finding)) << finding;
+  const fs::path copy = fs::path(testing::TempDir()) / "mesh2dsp_fuzz_findings" / name;
+  fs::create_directories(copy.parent_path());
+  fs::copy_file(finding, copy, fs::copy_options::overwrite_existing);
+  return copy;
+}
+
 }  // namespace
 
 // gmsh: a node count of 10^8 in a 60-byte file reserved ~2.4 GB (libFuzzer: out-of-memory,
@@ -47,11 +58,7 @@ TEST(FuzzFindings, GmshCountsBeyondTheFileAreOneMessageNotAnAllocation) {
 TEST(FuzzFindings, GltfFloatIndicesAreOneMessage) {
   // The fuzzer's own input (fuzz/corpus/gltf/finding-float-nan-index): 8 float positions,
   // 18 float indices some of which are NaN.
-  const fs::path finding = fs::path(MESH2DSP_SOURCE_DIR) / "fuzz/corpus/gltf/finding-float-nan-index";
-  ASSERT_TRUE(fs::exists(finding));
-  const fs::path glb = fs::path(testing::TempDir()) / "mesh2dsp_fuzz_findings" / "float-index.glb";
-  fs::create_directories(glb.parent_path());
-  fs::copy_file(finding, glb, fs::copy_options::overwrite_existing);
+  const fs::path glb = corpus_input("gltf/finding-float-nan-index", "float-index.glb");
   EXPECT_TRUE(contains(error_of([&] { read_surface_mesh(glb); }),
                        "component type must be an unsigned integer"));
 }
@@ -61,11 +68,7 @@ TEST(FuzzFindings, GltfFloatIndicesAreOneMessage) {
 // tellg, whose -1 became a 2^63-byte resize (ASan: requested allocation size exceeds maximum).
 // Buffers are now read from regular files only, sized by the file system.
 TEST(FuzzFindings, GltfBufferUrisNamingADirectoryAreOneMessage) {
-  const fs::path finding = fs::path(MESH2DSP_SOURCE_DIR) / "fuzz/corpus/gltf/finding-buffer-uri-directory";
-  ASSERT_TRUE(fs::exists(finding));
-  const fs::path gltf = fs::path(testing::TempDir()) / "mesh2dsp_fuzz_findings" / "uri-directory.gltf";
-  fs::create_directories(gltf.parent_path());
-  fs::copy_file(finding, gltf, fs::copy_options::overwrite_existing);
+  const fs::path gltf = corpus_input("gltf/finding-buffer-uri-directory", "uri-directory.gltf");
   const std::string fuzzed = error_of([&] { read_surface_mesh(gltf); });
   EXPECT_TRUE(contains(fuzzed, "not a readable glTF 2.0 file")) << fuzzed;
 
