@@ -167,8 +167,12 @@ TEST_F(HostsTest, JackConsoleProgramUnderADummyJackdIsStruckOverOscAndRecorded) 
   EXPECT_EQ(before, 0.0) << "sound before the strike";
   EXPECT_GT(onset, 4800u);
   ASSERT_LT(onset + 24000, wav.size()) << "the strike came too late to analyse";
+  // The modes that ring at least 0.5 s (440 Hz .. 6.1 kHz): this is a live recording, and on a
+  // loaded machine (the sanitizer stage, tests in parallel) one late cycle leaves a click in it
+  // that masks the 17 kHz mode (T60 0.2 s) over the 2.5 s analysed — once seen as a 17.3 kHz
+  // "peak". The offline hosts above check every mode.
   expect_peaks_at(std::vector<float>(wav.begin() + onset, wav.end()), 1, 0, rate,
-                  ringing_frequencies(kData / "testbar.modal.json"), 20000, "JACK console program");
+                  ringing_frequencies(kData / "testbar.modal.json", 0.5), 20000, "JACK console program");
 }
 
 }  // namespace
