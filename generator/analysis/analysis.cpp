@@ -149,9 +149,11 @@ std::optional<double> coarse_pass_sizing_hz(const TetMeshSource& source, const A
       const ModalAnalysisResult found =
           analyze_modes(make_fem_mesh(tets, o.element_order), material, request);
       const double highest_hz = std::sqrt(found.eigenvalues.maxCoeff()) / (2 * M_PI);
-      const double thickness_m = thickness_measure(SurfaceMesh{sized.vertices, sized.surface_faces});
-      const bool thick_solid =
-          shear_wave_speed_m_s(material) / (kThickSolidMargin * highest_hz) / 3 <= thickness_m / 4;
+      // The sizing's own edge there: it is the third of the shear wavelength exactly when that
+      // is at most a quarter of the thickness (the through-thickness bound is at least half).
+      const SurfaceMesh boundary{sized.vertices, sized.surface_faces};
+      const bool thick_solid = default_edge_length(boundary, material, kThickSolidMargin * highest_hz) <=
+                               thickness_measure(boundary) / 4;
       margin = thick_solid ? kThickSolidMargin : kCoarseMargin;
       if (static_cast<int>(found.eigenvalues.size()) == request.modes &&
           margin * highest_hz < 0.9 * sized.resolved_frequency_hz)

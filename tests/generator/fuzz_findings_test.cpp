@@ -64,8 +64,9 @@ TEST(FuzzFindings, GltfFloatIndicesAreOneMessage) {
 }
 
 // glTF: a buffer URI that resolves to a directory ("%xtrasdata:…" in the fuzzer's input, which
-// tinygltf's percent-decoding turns into the file's own directory) was opened and sized with
-// tellg, whose -1 became a 2^63-byte resize (ASan: requested allocation size exceeds maximum).
+// tinygltf decodes to an empty name: the path left is the file's own directory) was opened and
+// sized with tellg, whose -1 became a 2^63-byte resize (ASan: requested allocation size exceeds
+// maximum).
 // Buffers are now read from regular files only, sized by the file system.
 TEST(FuzzFindings, GltfBufferUrisNamingADirectoryAreOneMessage) {
   const fs::path gltf = corpus_input("gltf/finding-buffer-uri-directory", "uri-directory.gltf");
