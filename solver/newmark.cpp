@@ -13,6 +13,7 @@
 #include "fem/boundary.hpp"
 #include "modal/memory_estimate.hpp"
 #include "stvk.hpp"
+#include "step_products.hpp"
 #include "supernodal_solve.hpp"
 #include "util/error.hpp"
 
@@ -121,10 +122,10 @@ NewmarkIntegrator::NewmarkIntegrator(const FemMesh& mesh, const Material& materi
   const SparseMatrix effective =
       (1 + 2 * beta / dt) * fem.stiffness + (4 / (dt * dt) + 2 * alpha / dt) * fem.mass;
   // What the render holds at its peak besides the factor: K, M and K_eff (lower, 12 bytes an
-  // entry), the full row-major copies of K and M made below (twice the entries each) and the
-  // caller's audio buffers.
+  // entry), the full row-major copy of M, a transient one of K (twice the entries each), K and Mₙ
+  // by node blocks made from it (about as large) and the caller's audio buffers.
   const double matrices_bytes =
-      12.0 * static_cast<double>(fem.stiffness.nonZeros()) * (3 + 2 * 2);
+      12.0 * static_cast<double>(fem.stiffness.nonZeros()) * (3 + 2 * 3);
   const auto check_memory = [&](double factor_bytes) {
     check_reference_memory(
         matrices_bytes + factor_bytes + options.other_bytes, options.memory_limit_bytes, free_count_,
@@ -139,16 +140,8 @@ NewmarkIntegrator::NewmarkIntegrator(const FemMesh& mesh, const Material& materi
   effective_ = std::make_unique<Solver>(effective, options.solver, options.single_precision,
                                         check_memory);
   factorization_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  // Full symmetric, row-major copies: the fastest layout for the two mat-vecs per step.
-  mass_ = symmetric_from_lower(fem.mass);
-  stiffness_ = symmetric_from_lower(fem.stiffness);
-  mass_.makeCompressed();
-  stiffness_.makeCompressed();
-  shared_pattern_ = mass_.nonZeros() == stiffness_.nonZeros() &&
-                    std::equal(mass_.outerIndexPtr(), mass_.outerIndexPtr() + mass_.outerSize() + 1,
-                               stiffness_.outerIndexPtr()) &&
-                    std::equal(mass_.innerIndexPtr(), mass_.innerIndexPtr() + mass_.nonZeros(),
-                               stiffness_.innerIndexPtr());
+  mass_ = symmetric_from_lower(fem.mass);  // whole, row-major: the initial conditions' solve
+  product_ = std::make_unique<MassStiffnessProduct>(mass_, symmetric_from_lower(fem.stiffness));
   const int n = free_count_;
   load_ = u_ = v_ = a_ = a_next_ = rhs_ = x1_ = x2_ = u_next_ = Eigen::VectorXd::Zero(n);
   full_u_ = Eigen::VectorXd::Zero(3 * nodes);
@@ -206,7 +199,8 @@ void NewmarkIntegrator::start(double load_scale0, const Eigen::VectorXd& full_im
   if (m_inverse.info() != Eigen::Success) throw Error("the mass matrix is not positive definite");
   if (moving) v_ = m_inverse.solve(impulse);  // an impulse is an instant change of momentum
   const double alpha = material_.rayleigh_mass_per_s, beta = material_.rayleigh_stiffness_s;
-  const Eigen::VectorXd damping_force = alpha * (mass_ * v_) + beta * (stiffness_ * v_);
+  Eigen::VectorXd damping_force(free_count_);
+  product_->apply(alpha * v_, beta * v_, damping_force);
   a_ = m_inverse.solve(load_scale0 * load_ - damping_force);
 }
 
@@ -216,25 +210,7 @@ void NewmarkIntegrator::step(double load_scale_next) {
   // rhs = f + M[(4/Δt² + 2α/Δt)u + (4/Δt + α)v + a] + K[β(2/Δt·u + v)]
   x1_ = (4 / (dt * dt) + 2 * alpha / dt) * u_ + (4 / dt + alpha) * v_ + a_;
   x2_ = beta * ((2 / dt) * u_ + v_);
-  if (shared_pattern_) {
-    // M and K share one sparsity pattern (one assembly pattern): one fused, serial pass.
-    // (Eigen's OpenMP-parallel sparse product costs more than it gains at these sizes and
-    // stalls on a loaded machine.)
-    const int* outer = mass_.outerIndexPtr();
-    const int* inner = mass_.innerIndexPtr();
-    const double* m = mass_.valuePtr();
-    const double* k = stiffness_.valuePtr();
-    const double* p1 = x1_.data();
-    const double* p2 = x2_.data();
-    for (int row = 0; row < free_count_; ++row) {
-      double sum = 0;
-      for (int e = outer[row]; e < outer[row + 1]; ++e) sum += m[e] * p1[inner[e]] + k[e] * p2[inner[e]];
-      rhs_[row] = sum;
-    }
-  } else {
-    rhs_.noalias() = mass_ * x1_;
-    rhs_.noalias() += stiffness_ * x2_;
-  }
+  product_->apply(x1_, x2_, rhs_);
   if (load_scale_next != 0) rhs_ += load_scale_next * load_;
   if (!options_.nonlinear) {
     u_next_ = u_ + dt * v_ + (0.5 * dt * dt) * a_;  // predictor: CG's starting guess

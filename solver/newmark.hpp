@@ -28,6 +28,8 @@
 
 namespace mesh2dsp {
 
+class MassStiffnessProduct;
+
 // Direct factorizations cost O(N^{4/3}) per solve on 3-D meshes (fill-in); conjugate
 // gradients on K_eff cost O(N) per iteration, warm-started from the Newmark predictor — but
 // measured (solver/bench) they need 30–140 Jacobi-preconditioned iterations a step, because
@@ -114,8 +116,8 @@ class NewmarkIntegrator {
   NewmarkOptions options_;
   std::vector<int> dof_map_;  // full → reduced (−1 clamped)
   int free_count_ = 0;
-  Eigen::SparseMatrix<double, Eigen::RowMajor, int> mass_, stiffness_;  // full symmetric
-  bool shared_pattern_ = false;
+  Eigen::SparseMatrix<double, Eigen::RowMajor, int> mass_;  // full symmetric
+  std::unique_ptr<MassStiffnessProduct> product_;           // M x₁ + K x₂
   std::unique_ptr<Solver> effective_;  // K_eff
   Eigen::VectorXd load_, u_, v_, a_, a_next_, rhs_, x1_, x2_, u_next_, full_u_, g_;
   double time_s_ = 0;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <vector>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -142,6 +144,30 @@ FemMatrices assemble_fem_matrices(const FemMesh& mesh, const Material& material)
 
 SparseMatrix symmetric_from_lower(const SparseMatrix& lower) {
   return lower.selfadjointView<Eigen::Lower>();
+}
+
+RowMajorSparse node_mass_matrix(const RowMajorSparse& mass) {
+  const Eigen::Index n = mass.rows();
+  if (n % 3 != 0) return {};
+  std::vector<Eigen::Triplet<double, int>> entries;
+  entries.reserve(mass.nonZeros() / 3);
+  // Each non-zero y or z entry equals the x entry of its node pair, and there are as many of
+  // each: then the three components hold the same entries.
+  long count[3] = {0, 0, 0};
+  for (Eigen::Index row = 0; row < n; ++row)
+    for (RowMajorSparse::InnerIterator it(mass, row); it; ++it) {
+      const Eigen::Index col = it.col();
+      if (it.value() == 0) continue;
+      if (row % 3 != col % 3) return {};
+      ++count[row % 3];
+      const double first = row % 3 == 0 ? it.value() : mass.coeff(row - row % 3, col - col % 3);
+      if (std::abs(it.value() - first) > 1e-12 * std::abs(first)) return {};
+      if (row % 3 == 0) entries.emplace_back(static_cast<int>(row / 3), static_cast<int>(col / 3), it.value());
+    }
+  if (count[1] != count[0] || count[2] != count[0]) return {};
+  RowMajorSparse node(n / 3, n / 3);
+  node.setFromTriplets(entries.begin(), entries.end());
+  return node;
 }
 
 }  // namespace mesh2dsp

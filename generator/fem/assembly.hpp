@@ -25,4 +25,13 @@ void check_element_orientation(const FemMesh& mesh);
 // The full symmetric matrix from its lower triangle (tests, small problems).
 SparseMatrix symmetric_from_lower(const SparseMatrix& lower);
 
+using RowMajorSparse = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
+
+// An isotropic consistent mass matrix couples only equal components of two nodes, with the same
+// value for x, y and z: M = Mₙ ⊗ I₃ in the DOF order 3·node + component (clamping removes whole
+// nodes, so the free DOFs keep that order). A product with M then reads a third of the entries
+// (Mₙ's), each applied to a node's three components. Returns Mₙ (whole, row-major) from the whole
+// M, or an empty matrix when M does not have that structure.
+RowMajorSparse node_mass_matrix(const RowMajorSparse& mass);
+
 }  // namespace mesh2dsp

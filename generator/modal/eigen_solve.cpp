@@ -75,37 +75,6 @@ void subtract_product(const Eigen::MatrixXd& basis, int first, int columns, cons
   }
 }
 
-using RowMajorSparse = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
-
-// An isotropic consistent mass matrix couples only equal components of two nodes, with the same
-// value for x, y and z: M = Mₙ ⊗ I₃ in the DOF order 3·node + component (clamping removes whole
-// nodes, so the free DOFs keep that order). M·X is then Mₙ times X seen as (n/3) × 3b: a third
-// of the entries to read, each gathering 3b contiguous values instead of b. Returns Mₙ (whole,
-// row-major), or an empty matrix when M does not have that structure (then M itself is used).
-RowMajorSparse node_mass(const RowMajorSparse& mass) {
-  const Eigen::Index n = mass.rows();
-  if (n % 3 != 0) return {};
-  std::vector<Eigen::Triplet<double, int>> entries;
-  entries.reserve(mass.nonZeros() / 3);
-  // Each non-zero y or z entry equals the x entry of its node pair, and there are as many of
-  // each: then the three components hold the same entries.
-  long count[3] = {0, 0, 0};
-  for (Eigen::Index row = 0; row < n; ++row)
-    for (RowMajorSparse::InnerIterator it(mass, row); it; ++it) {
-      const Eigen::Index col = it.col();
-      if (it.value() == 0) continue;
-      if (row % 3 != col % 3) return {};
-      ++count[row % 3];
-      const double first = row % 3 == 0 ? it.value() : mass.coeff(row - row % 3, col - col % 3);
-      if (std::abs(it.value() - first) > 1e-12 * std::abs(first)) return {};
-      if (row % 3 == 0) entries.emplace_back(static_cast<int>(row / 3), static_cast<int>(col / 3), it.value());
-    }
-  if (count[1] != count[0] || count[2] != count[0]) return {};
-  RowMajorSparse node(n / 3, n / 3);
-  node.setFromTriplets(entries.begin(), entries.end());
-  return node;
-}
-
 // Block Lanczos on S = (K − σM)⁻¹M, which is self-adjoint in the M inner product, with full
 // reorthogonalisation (the recurrence's blocks, then classical Gram–Schmidt over the whole
 // basis, repeated when needed) and no restarts: the basis only grows, so
@@ -117,7 +86,7 @@ RowMajorSparse node_mass(const RowMajorSparse& mass) {
 class BlockLanczos {
  public:
   BlockLanczos(const CholmodFactor& factor, const SparseMatrix& mass, int block, int capacity)
-      : factor_(factor), mass_rows_(symmetric_from_lower(mass)), node_mass_(node_mass(mass_rows_)),
+      : factor_(factor), mass_rows_(symmetric_from_lower(mass)), node_mass_(node_mass_matrix(mass_rows_)),
         n_(static_cast<int>(mass.rows())), b_(block) {
     if (node_mass_.size() > 0) mass_rows_ = RowMajorSparse();  // Mₙ replaces it
     reserve(std::max(capacity, 2 * b_));

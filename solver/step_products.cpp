@@ -1,0 +1,66 @@
+#include "step_products.hpp"
+
+#include "fem/assembly.hpp"
+
+namespace mesh2dsp {
+
+MassStiffnessProduct::MassStiffnessProduct(const Eigen::SparseMatrix<double, Eigen::RowMajor, int>& mass,
+                                           const Eigen::SparseMatrix<double, Eigen::RowMajor, int>& stiffness) {
+  using RowMajor = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
+  const RowMajor node_mass = stiffness.rows() % 3 == 0 ? node_mass_matrix(mass) : RowMajor();
+  if (node_mass.size() == 0) {
+    mass_ = mass;
+    stiffness_rows_ = stiffness;
+    return;
+  }
+  const int nodes = static_cast<int>(stiffness.rows() / 3);
+  std::vector<int> slot(nodes, -1);  // column node → its block in the current row
+  block_start_.assign(1, 0);
+  for (int row_node = 0; row_node < nodes; ++row_node) {
+    const int first = static_cast<int>(block_column_.size());
+    const auto block_of = [&](int column_node) {
+      if (slot[column_node] < 0) {
+        slot[column_node] = static_cast<int>(block_column_.size());
+        block_column_.push_back(column_node);
+        stiffness_.insert(stiffness_.end(), 9, 0.0);
+        node_mass_.push_back(0.0);
+      }
+      return slot[column_node];
+    };
+    for (int component = 0; component < 3; ++component)
+      for (RowMajor::InnerIterator it(stiffness, 3 * row_node + component); it; ++it)
+        stiffness_[9 * block_of(static_cast<int>(it.col() / 3)) + 3 * component + it.col() % 3] = it.value();
+    for (RowMajor::InnerIterator it(node_mass, row_node); it; ++it)
+      node_mass_[block_of(static_cast<int>(it.col()))] = it.value();
+    for (size_t b = first; b < block_column_.size(); ++b) slot[block_column_[b]] = -1;
+    block_start_.push_back(static_cast<int>(block_column_.size()));
+  }
+}
+
+void MassStiffnessProduct::apply(const Eigen::VectorXd& x1, const Eigen::VectorXd& x2, Eigen::VectorXd& y) const {
+  if (block_start_.empty()) {
+    y.noalias() = mass_ * x1;
+    y.noalias() += stiffness_rows_ * x2;
+    return;
+  }
+  const int nodes = static_cast<int>(block_start_.size()) - 1;
+  const double* p1 = x1.data();
+  const double* p2 = x2.data();
+  for (int row = 0; row < nodes; ++row) {
+    double y0 = 0, y1 = 0, y2 = 0;
+    for (int b = block_start_[row]; b < block_start_[row + 1]; ++b) {
+      const int c = 3 * block_column_[b];
+      const double* k = stiffness_.data() + 9 * b;
+      const double m = node_mass_[b];
+      const double a0 = p2[c], a1 = p2[c + 1], a2 = p2[c + 2];
+      y0 += k[0] * a0 + k[1] * a1 + k[2] * a2 + m * p1[c];
+      y1 += k[3] * a0 + k[4] * a1 + k[5] * a2 + m * p1[c + 1];
+      y2 += k[6] * a0 + k[7] * a1 + k[8] * a2 + m * p1[c + 2];
+    }
+    y[3 * row] = y0;
+    y[3 * row + 1] = y1;
+    y[3 * row + 2] = y2;
+  }
+}
+
+}  // namespace mesh2dsp
