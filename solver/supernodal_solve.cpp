@@ -6,6 +6,9 @@
 
 #include "util/error.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 namespace mesh2dsp {
 
 SupernodalCholesky::SupernodalCholesky(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& lower,
@@ -69,57 +72,164 @@ SupernodalCholesky::SupernodalCholesky(const Eigen::SparseMatrix<double, Eigen::
   cholmod_finish(&common);
   int widest = 0;
   for (int k = 0; k < nsuper; ++k) widest = std::max(widest, row_start_[k + 1] - row_start_[k]);
-  y_d_.setZero(n_);
-  gathered_d_.setZero(widest);
-  y_f_.setZero(n_);
-  gathered_f_.setZero(widest);
+  y_.setZero(n_);
+  gathered_.setZero(widest);
+  inverse_diagonal_.resize(n_);
+  for (int k = 0; k < nsuper; ++k)
+    for (int j = super_[k]; j < super_[k + 1]; ++j) {
+      const int rows = row_start_[k + 1] - row_start_[k];
+      const long diagonal = value_start_[k] + static_cast<long>(j - super_[k]) * (rows + 1);
+      inverse_diagonal_[j] = 1 / (single_ ? static_cast<double>(values_f_[diagonal]) : values_d_[diagonal]);
+    }
 }
 
-// L Lᵀ y = y in place (permuted order): a forward sweep over the supernodes (dense triangle,
-// then the rectangle below it as one matrix-vector product), then the backward sweep.
-template <typename Scalar>
-void SupernodalCholesky::sweep(const std::vector<Scalar>& values, Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& y,
-                               Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& gathered) const {
-  using Block = Eigen::Map<const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>, 0, Eigen::OuterStride<>>;
-  const int nsuper = static_cast<int>(super_.size()) - 1;
-  for (int k = 0; k < nsuper; ++k) {
-    const int first = super_[k], columns = super_[k + 1] - first;
-    const int rows = row_start_[k + 1] - row_start_[k], below = rows - columns;
-    const Block block(values.data() + value_start_[k], rows, columns, Eigen::OuterStride<>(rows));
-    auto own = y.segment(first, columns);
-    block.topRows(columns).template triangularView<Eigen::Lower>().solveInPlace(own);
-    if (below == 0) continue;
-    auto g = gathered.head(below);
-    g.noalias() = block.bottomRows(below) * own;
-    const int* r = rows_.data() + row_start_[k] + columns;
-    for (int i = 0; i < below; ++i) y[r[i]] -= g[i];
+namespace {
+
+// The factor's layout, as the sweeps read it.
+struct SweepLayout {
+  int supernodes;
+  const int* super;         // first column of each supernode
+  const int* row_start;     // into rows
+  const long* value_start;  // into the values
+  const int* rows;          // each supernode's rows, its own columns first
+  const double* inverse_diagonal;
+};
+
+// Four doubles, one AVX2 register in the x86-64-v3 clone below, two SSE2 ones in the baseline
+// (the helpers are always inlined, so the ABI note GCC gives for them does not apply).
+#pragma GCC diagnostic ignored "-Wpsabi"
+using Double4 = double __attribute__((vector_size(32)));
+[[gnu::always_inline]] inline Double4 load4(const double* p) {
+  Double4 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+// Element by element: GCC lowers a whole-vector float → double conversion to SSE halves before
+// it knows the clone's instruction set; this form becomes one vcvtps2pd in the AVX2 clone.
+[[gnu::always_inline]] inline Double4 load4(const float* p) {
+  return Double4{static_cast<double>(p[0]), static_cast<double>(p[1]), static_cast<double>(p[2]),
+                 static_cast<double>(p[3])};
+}
+
+[[gnu::always_inline]] inline void store4(double* p, Double4 v) { std::memcpy(p, &v, sizeof v); }
+
+// w[i] −= Σ_q column_q[i]·x[q] for rows from..rows−1, W columns (stride `rows`) in one pass.
+template <int W, typename Value>
+[[gnu::always_inline]] inline void subtract_columns(const Value* column, int rows, int from, const double* x, double* w) {
+  // x points into w: copied to registers, or every store to w would reload them.
+  Double4 scale[W];
+  for (int q = 0; q < W; ++q) scale[q] = Double4{x[q], x[q], x[q], x[q]};
+  int i = from;
+  for (; i + 4 <= rows; i += 4) {
+    Double4 sum = load4(w + i);
+    for (int q = 0; q < W; ++q) sum -= load4(column + static_cast<long>(q) * rows + i) * scale[q];
+    store4(w + i, sum);
   }
-  for (int k = nsuper - 1; k >= 0; --k) {
-    const int first = super_[k], columns = super_[k + 1] - first;
-    const int rows = row_start_[k + 1] - row_start_[k], below = rows - columns;
-    const Block block(values.data() + value_start_[k], rows, columns, Eigen::OuterStride<>(rows));
-    auto own = y.segment(first, columns);
-    if (below > 0) {
-      auto g = gathered.head(below);
-      const int* r = rows_.data() + row_start_[k] + columns;
-      for (int i = 0; i < below; ++i) g[i] = y[r[i]];
-      own.noalias() -= block.bottomRows(below).transpose() * g;
-    }
-    block.topRows(columns).template triangularView<Eigen::Lower>().transpose().solveInPlace(own);
+  for (; i < rows; ++i)
+    for (int q = 0; q < W; ++q) w[i] -= static_cast<double>(column[static_cast<long>(q) * rows + i]) * scale[q][0];
+}
+
+// dot[q] = Σ_i column_q[i]·w[i] for rows from..rows−1, W columns in one pass (explicit 4-wide
+// sums: GCC leaves several reductions in one loop scalar).
+template <int W, typename Value>
+[[gnu::always_inline]] inline void column_dots(const Value* column, int rows, int from, const double* w, double* dot) {
+  Double4 sum[W] = {};
+  int i = from;
+  for (; i + 4 <= rows; i += 4) {
+    const Double4 x = load4(w + i);
+    for (int q = 0; q < W; ++q) sum[q] += load4(column + static_cast<long>(q) * rows + i) * x;
+  }
+  for (int q = 0; q < W; ++q) {
+    dot[q] = (sum[q][0] + sum[q][1]) + (sum[q][2] + sum[q][3]);
+    for (int r = i; r < rows; ++r) dot[q] += static_cast<double>(column[static_cast<long>(q) * rows + r]) * w[r];
   }
 }
+
+// L Lᵀ y = y in place (permuted order), column by column over each supernode's dense block
+// (column-major, leading dimension its row count), its rows gathered in `w`. Up to four columns
+// at a time: the forward sweep subtracts them from the rows below in one pass, the backward
+// sweep takes their dot products in one pass, so each value is loaded once and `w` a quarter as
+// often. Vectors and sums are double whatever the factor's type: a float factor then halves the
+// bytes a sweep reads and adds only its own rounding (solver/README.md).
+template <typename Value>
+[[gnu::always_inline]] inline void sweep_layout(const SweepLayout& f, const Value* values, double* y, double* w) {
+  for (int k = 0; k < f.supernodes; ++k) {
+    const int first = f.super[k], columns = f.super[k + 1] - first;
+    const int rows = f.row_start[k + 1] - f.row_start[k];
+    const Value* block = values + f.value_start[k];
+    const int* row = f.rows + f.row_start[k];
+    const double* inverse = f.inverse_diagonal + first;
+    for (int i = 0; i < columns; ++i) w[i] = y[first + i];
+    for (int i = columns; i < rows; ++i) w[i] = 0;
+    for (int j0 = 0; j0 < columns; j0 += 4) {
+      const int width = std::min(4, columns - j0), below = j0 + width;
+      for (int j = j0; j < below; ++j) {  // the small triangle of these columns
+        w[j] *= inverse[j];
+        for (int i = j + 1; i < below; ++i) w[i] -= static_cast<double>(block[i + static_cast<long>(j) * rows]) * w[j];
+      }
+      const Value* column = block + static_cast<long>(j0) * rows;
+      switch (width) {
+        case 4: subtract_columns<4>(column, rows, below, w + j0, w); break;
+        case 3: subtract_columns<3>(column, rows, below, w + j0, w); break;
+        case 2: subtract_columns<2>(column, rows, below, w + j0, w); break;
+        default: subtract_columns<1>(column, rows, below, w + j0, w);
+      }
+    }
+    for (int i = 0; i < columns; ++i) y[first + i] = w[i];
+    for (int i = columns; i < rows; ++i) y[row[i]] += w[i];
+  }
+  for (int k = f.supernodes - 1; k >= 0; --k) {
+    const int first = f.super[k], columns = f.super[k + 1] - first;
+    const int rows = f.row_start[k + 1] - f.row_start[k];
+    const Value* block = values + f.value_start[k];
+    const int* row = f.rows + f.row_start[k];
+    const double* inverse = f.inverse_diagonal + first;
+    for (int i = 0; i < columns; ++i) w[i] = y[first + i];
+    for (int i = columns; i < rows; ++i) w[i] = y[row[i]];
+    for (int j1 = columns; j1 > 0; j1 -= 4) {
+      const int j0 = std::max(0, j1 - 4);
+      double dot[4];
+      const Value* column = block + static_cast<long>(j0) * rows;
+      switch (j1 - j0) {
+        case 4: column_dots<4>(column, rows, j1, w, dot); break;
+        case 3: column_dots<3>(column, rows, j1, w, dot); break;
+        case 2: column_dots<2>(column, rows, j1, w, dot); break;
+        default: column_dots<1>(column, rows, j1, w, dot);
+      }
+      for (int j = j1 - 1; j >= j0; --j) {  // the small triangle, transposed
+        double sum = w[j] - dot[j - j0];
+        for (int i = j + 1; i < j1; ++i) sum -= static_cast<double>(block[i + static_cast<long>(j) * rows]) * w[i];
+        w[j] = sum * inverse[j];
+      }
+    }
+    for (int i = 0; i < columns; ++i) y[first + i] = w[i];
+  }
+}
+
+// One copy per instruction set, chosen when the program loads: AVX2 and FMA where the CPU has
+// them (x86-64-v3; four doubles a lane), the baseline elsewhere.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define MESH2DSP_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define MESH2DSP_CLONES
+#endif
+MESH2DSP_CLONES void sweep_double(const SweepLayout& f, const double* values, double* y, double* w) {
+  sweep_layout(f, values, y, w);
+}
+MESH2DSP_CLONES void sweep_float(const SweepLayout& f, const float* values, double* y, double* w) {
+  sweep_layout(f, values, y, w);
+}
+
+}  // namespace
 
 void SupernodalCholesky::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) {
   x.resize(n_);
-  if (single_) {
-    for (int k = 0; k < n_; ++k) y_f_[k] = static_cast<float>(b[perm_[k]]);
-    sweep(values_f_, y_f_, gathered_f_);
-    for (int k = 0; k < n_; ++k) x[perm_[k]] = y_f_[k];
-  } else {
-    for (int k = 0; k < n_; ++k) y_d_[k] = b[perm_[k]];
-    sweep(values_d_, y_d_, gathered_d_);
-    for (int k = 0; k < n_; ++k) x[perm_[k]] = y_d_[k];
-  }
+  for (int k = 0; k < n_; ++k) y_[k] = b[perm_[k]];
+  const SweepLayout layout{static_cast<int>(super_.size()) - 1, super_.data(), row_start_.data(),
+                           value_start_.data(), rows_.data(), inverse_diagonal_.data()};
+  if (single_) sweep_float(layout, values_f_.data(), y_.data(), gathered_.data());
+  else sweep_double(layout, values_d_.data(), y_.data(), gathered_.data());
+  for (int k = 0; k < n_; ++k) x[perm_[k]] = y_[k];
 }
 
 }  // namespace mesh2dsp

@@ -4,9 +4,12 @@
 // solved by our own serial supernodal triangular sweeps (issue 12, item 3):
 //   - no allocation per solve (CHOLMOD's cholmod_solve allocates its dense results each call);
 //   - no BLAS threads to spin: each supernode's dense triangle and rectangle are small;
-//   - optionally the factor in single precision: half the memory traffic of a sweep, which is
-//     what a solve costs. The error this adds is measured (tests/solver, "single precision")
-//     against the double render and reported in solver/README.md.
+//   - four columns per pass, AVX2 + FMA where the CPU has them (chosen at load time): the
+//     double sweep reads the factor at about the L3's streaming rate;
+//   - optionally the factor in single precision with double vectors and sums: half the bytes,
+//     and only the factor's rounding (no float rounding of the state). The error this adds is
+//     measured (tests/solver, "single precision") against the double render and reported in
+//     solver/README.md.
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 #include <functional>
@@ -30,10 +33,6 @@ class SupernodalCholesky {
   bool single_precision() const { return single_; }
 
  private:
-  template <typename Scalar>
-  void sweep(const std::vector<Scalar>& values, Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& y,
-             Eigen::Matrix<Scalar, Eigen::Dynamic, 1>& gathered) const;
-
   int n_ = 0;
   bool single_ = false;
   long long nonzeros_ = 0;
@@ -45,8 +44,8 @@ class SupernodalCholesky {
   std::vector<int> rows_;         // row indices of every supernode, its own columns first
   std::vector<double> values_d_;  // column-major blocks, leading dimension = the supernode's rows
   std::vector<float> values_f_;
-  Eigen::VectorXd y_d_, gathered_d_;
-  Eigen::VectorXf y_f_, gathered_f_;
+  std::vector<double> inverse_diagonal_;  // 1 / L's diagonal, in double for either factor
+  Eigen::VectorXd y_, gathered_;
 };
 
 }  // namespace mesh2dsp

@@ -6,6 +6,7 @@
 // number of steps is timed and scaled to one simulated second. CPU is user + system of the
 // process (getrusage); "sys %" is system / user, what idle threads spinning would show.
 // Usage: mesh2dsp_reference_bench [steps] [max_tets] [mesh.obj surface_edge_m order]
+// MESH2DSP_BENCH_SOLVER=supernodal (or simplicial, supernodal-f32) measures that solver only.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -30,6 +31,7 @@ void bench(const std::string& label, const TetMesh& tets, int order, long long s
                            Variant{LinearSolverKind::cholmod_supernodal, true, "supernodal-f32"}}) {
     // Eigen's simplicial factor is only measured where it is competitive.
     if (v.kind == LinearSolverKind::simplicial && tets.tets.rows() > 6000) continue;
+    if (const char* only = std::getenv("MESH2DSP_BENCH_SOLVER"); only && v.name != std::string(only)) continue;
     ReferenceSettings settings;
     settings.duration_s = 1;
     settings.dt_s = 1.0 / settings.sample_rate_hz;

@@ -185,10 +185,9 @@ TEST(AudioRate, TheTimeLoopDoesNotSpinThreadsAndEstimatesItsDuration) {
 
 TEST(AudioRate, ASinglePrecisionFactorRendersWhatTheDoubleOneRenders) {
   // The error budget: the float factor perturbs each step's solve by ~1e-7 relative, times
-  // the conditioning of K_eff. Measured: the render differs from the double one by about
-  // -58 dB (RMS) on this P2 bar, above validate's 80 dB spectral floor, so single precision
-  // is an option (--single-precision, ~25 % faster), never the default. This pins the
-  // figure the README quotes.
+  // the conditioning of K_eff; the sweeps keep the state and the sums in double, so nothing
+  // else is rounded to float. Measured: the render differs from the double one by -80 dB (RMS)
+  // on this P2 bar (-58 dB when the sweeps ran in float). This pins the figure the README quotes.
   const TetMesh bar = structured_box({0, 0, 0}, {0.30, 0.03, 0.02}, 14, 4, 3);
   const FemMesh fem = make_fem_mesh(bar, 2);
   const Material steel = damped_steel();
@@ -204,6 +203,6 @@ TEST(AudioRate, ASinglePrecisionFactorRendersWhatTheDoubleOneRenders) {
   }
   const double relative_db = 10 * std::log10(diff / ref);
   std::printf("single-precision factor: difference %.1f dB re the double render\n", relative_db);
-  EXPECT_LT(relative_db, -50);
+  EXPECT_LT(relative_db, -75);
   EXPECT_GT(relative_db, -200);  // and it did run in single precision
 }
