@@ -27,11 +27,13 @@ MassStiffnessProduct::MassStiffnessProduct(const Eigen::SparseMatrix<double, Eig
       }
       return slot[column_node];
     };
+    // The node-lower half only: the product applies each block below the diagonal twice.
     for (int component = 0; component < 3; ++component)
       for (RowMajor::InnerIterator it(stiffness, 3 * row_node + component); it; ++it)
-        stiffness_[9 * block_of(static_cast<int>(it.col() / 3)) + 3 * component + it.col() % 3] = it.value();
+        if (it.col() / 3 <= row_node)
+          stiffness_[9 * block_of(static_cast<int>(it.col() / 3)) + 3 * component + it.col() % 3] = it.value();
     for (RowMajor::InnerIterator it(node_mass, row_node); it; ++it)
-      node_mass_[block_of(static_cast<int>(it.col()))] = it.value();
+      if (it.col() <= row_node) node_mass_[block_of(static_cast<int>(it.col()))] = it.value();
     for (size_t b = first; b < block_column_.size(); ++b) slot[block_column_[b]] = -1;
     block_start_.push_back(static_cast<int>(block_column_.size()));
   }
@@ -46,7 +48,11 @@ void MassStiffnessProduct::apply(const Eigen::VectorXd& x1, const Eigen::VectorX
   const int nodes = static_cast<int>(block_start_.size()) - 1;
   const double* p1 = x1.data();
   const double* p2 = x2.data();
+  double* out = y.data();
+  y.setZero();
   for (int row = 0; row < nodes; ++row) {
+    const int r = 3 * row;
+    const double b0 = p2[r], b1 = p2[r + 1], b2 = p2[r + 2];
     double y0 = 0, y1 = 0, y2 = 0;
     for (int b = block_start_[row]; b < block_start_[row + 1]; ++b) {
       const int c = 3 * block_column_[b];
@@ -56,10 +62,15 @@ void MassStiffnessProduct::apply(const Eigen::VectorXd& x1, const Eigen::VectorX
       y0 += k[0] * a0 + k[1] * a1 + k[2] * a2 + m * p1[c];
       y1 += k[3] * a0 + k[4] * a1 + k[5] * a2 + m * p1[c + 1];
       y2 += k[6] * a0 + k[7] * a1 + k[8] * a2 + m * p1[c + 2];
+      if (c == r) continue;
+      // The mirrored block above the diagonal: Kᵀ and the same mass.
+      out[c] += k[0] * b0 + k[3] * b1 + k[6] * b2 + m * p1[r];
+      out[c + 1] += k[1] * b0 + k[4] * b1 + k[7] * b2 + m * p1[r + 1];
+      out[c + 2] += k[2] * b0 + k[5] * b1 + k[8] * b2 + m * p1[r + 2];
     }
-    y[3 * row] = y0;
-    y[3 * row + 1] = y1;
-    y[3 * row + 2] = y2;
+    out[r] += y0;
+    out[r + 1] += y1;
+    out[r + 2] += y2;
   }
 }
 
