@@ -133,13 +133,22 @@ template <int W, typename Value>
 // sums: GCC leaves several reductions in one loop scalar).
 template <int W, typename Value>
 [[gnu::always_inline]] inline void column_dots(const Value* column, int rows, int from, const double* w, double* dot) {
-  Double4 sum[W] = {};
+  // Two sums per column, alternating: one FMA's latency per 8 rows, not per 4.
+  Double4 sum[W] = {}, other[W] = {};
   int i = from;
+  for (; i + 8 <= rows; i += 8) {
+    const Double4 x = load4(w + i), x_next = load4(w + i + 4);
+    for (int q = 0; q < W; ++q) {
+      sum[q] += load4(column + static_cast<long>(q) * rows + i) * x;
+      other[q] += load4(column + static_cast<long>(q) * rows + i + 4) * x_next;
+    }
+  }
   for (; i + 4 <= rows; i += 4) {
     const Double4 x = load4(w + i);
     for (int q = 0; q < W; ++q) sum[q] += load4(column + static_cast<long>(q) * rows + i) * x;
   }
   for (int q = 0; q < W; ++q) {
+    sum[q] += other[q];
     dot[q] = (sum[q][0] + sum[q][1]) + (sum[q][2] + sum[q][3]);
     for (int r = i; r < rows; ++r) dot[q] += static_cast<double>(column[static_cast<long>(q) * rows + r]) * w[r];
   }
