@@ -1,5 +1,6 @@
 #include "step_products.hpp"
 
+#include "cpu_clones.hpp"
 #include "fem/assembly.hpp"
 
 namespace mesh2dsp {
@@ -39,25 +40,20 @@ MassStiffnessProduct::MassStiffnessProduct(const Eigen::SparseMatrix<double, Eig
   }
 }
 
-void MassStiffnessProduct::apply(const Eigen::VectorXd& x1, const Eigen::VectorXd& x2, Eigen::VectorXd& y) const {
-  if (block_start_.empty()) {
-    y.noalias() = mass_ * x1;
-    y.noalias() += stiffness_rows_ * x2;
-    return;
-  }
-  const int nodes = static_cast<int>(block_start_.size()) - 1;
-  const double* p1 = x1.data();
-  const double* p2 = x2.data();
-  double* out = y.data();
-  y.setZero();
+namespace {
+
+// The node-block loop of MassStiffnessProduct::apply; `out` zeroed.
+MESH2DSP_CPU_CLONES void apply_node_blocks(int nodes, const int* block_start, const int* block_column,
+                                           const double* stiffness, const double* node_mass, const double* p1,
+                                           const double* p2, double* out) {
   for (int row = 0; row < nodes; ++row) {
     const int r = 3 * row;
     const double b0 = p2[r], b1 = p2[r + 1], b2 = p2[r + 2];
     double y0 = 0, y1 = 0, y2 = 0;
-    for (int b = block_start_[row]; b < block_start_[row + 1]; ++b) {
-      const int c = 3 * block_column_[b];
-      const double* k = stiffness_.data() + 9 * b;
-      const double m = node_mass_[b];
+    for (int b = block_start[row]; b < block_start[row + 1]; ++b) {
+      const int c = 3 * block_column[b];
+      const double* k = stiffness + 9L * b;
+      const double m = node_mass[b];
       const double a0 = p2[c], a1 = p2[c + 1], a2 = p2[c + 2];
       y0 += k[0] * a0 + k[1] * a1 + k[2] * a2 + m * p1[c];
       y1 += k[3] * a0 + k[4] * a1 + k[5] * a2 + m * p1[c + 1];
@@ -72,6 +68,19 @@ void MassStiffnessProduct::apply(const Eigen::VectorXd& x1, const Eigen::VectorX
     out[r + 1] += y1;
     out[r + 2] += y2;
   }
+}
+
+}  // namespace
+
+void MassStiffnessProduct::apply(const Eigen::VectorXd& x1, const Eigen::VectorXd& x2, Eigen::VectorXd& y) const {
+  if (block_start_.empty()) {
+    y.noalias() = mass_ * x1;
+    y.noalias() += stiffness_rows_ * x2;
+    return;
+  }
+  y.setZero();
+  apply_node_blocks(static_cast<int>(block_start_.size()) - 1, block_start_.data(), block_column_.data(),
+                    stiffness_.data(), node_mass_.data(), x1.data(), x2.data(), y.data());
 }
 
 }  // namespace mesh2dsp

@@ -4,6 +4,7 @@
 
 #include <Eigen/CholmodSupport>
 
+#include "cpu_clones.hpp"
 #include "util/error.hpp"
 
 #include <algorithm>
@@ -215,17 +216,10 @@ template <typename Value>
   }
 }
 
-// One copy per instruction set, chosen when the program loads: AVX2 and FMA where the CPU has
-// them (x86-64-v3; four doubles a lane), the baseline elsewhere.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define MESH2DSP_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define MESH2DSP_CLONES
-#endif
-MESH2DSP_CLONES void sweep_double(const SweepLayout& f, const double* values, double* y, double* w) {
+MESH2DSP_CPU_CLONES void sweep_double(const SweepLayout& f, const double* values, double* y, double* w) {
   sweep_layout(f, values, y, w);
 }
-MESH2DSP_CLONES void sweep_float(const SweepLayout& f, const float* values, double* y, double* w) {
+MESH2DSP_CPU_CLONES void sweep_float(const SweepLayout& f, const float* values, double* y, double* w) {
   sweep_layout(f, values, y, w);
 }
 
