@@ -253,6 +253,14 @@ void NewmarkIntegrator::step(double load_scale_next) {
   time_s_ = static_cast<double>(++steps_) * dt;
 }
 
+double NewmarkIntegrator::energy_j() const {
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(free_count_);
+  Eigen::VectorXd mv(free_count_), ku(free_count_);
+  product_->apply(v_, zero, mv);
+  product_->apply(zero, u_, ku);
+  return 0.5 * v_.dot(mv) + 0.5 * u_.dot(ku);
+}
+
 void NewmarkIntegrator::full_displacement(Eigen::VectorXd& out) const { scatter(u_, out); }
 void NewmarkIntegrator::full_velocity(Eigen::VectorXd& out) const { scatter(v_, out); }
 

@@ -96,6 +96,9 @@ class NewmarkIntegrator {
   // Full-DOF (3N) displacement and velocity; clamped DOFs are 0.
   void full_displacement(Eigen::VectorXd& out) const;
   void full_velocity(Eigen::VectorXd& out) const;
+  // ½vᵀMv + ½uᵀKu (J): with no force and linear elasticity the average-acceleration rule keeps it
+  // exactly (undamped) or lets it fall (Rayleigh damping), so a rise means the loop diverged.
+  double energy_j() const;
 
   double time_s() const { return time_s_; }
   long long steps() const { return steps_; }

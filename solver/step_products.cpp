@@ -23,7 +23,7 @@ MassStiffnessProduct::MassStiffnessProduct(const Eigen::SparseMatrix<double, Eig
       if (slot[column_node] < 0) {
         slot[column_node] = static_cast<int>(block_column_.size());
         block_column_.push_back(column_node);
-        stiffness_.insert(stiffness_.end(), 9, 0.0);
+        stiffness_.insert(stiffness_.end(), 12, 0.0);
         node_mass_.push_back(0.0);
       }
       return slot[column_node];
@@ -32,7 +32,7 @@ MassStiffnessProduct::MassStiffnessProduct(const Eigen::SparseMatrix<double, Eig
     for (int component = 0; component < 3; ++component)
       for (RowMajor::InnerIterator it(stiffness, 3 * row_node + component); it; ++it)
         if (it.col() / 3 <= row_node)
-          stiffness_[9 * block_of(static_cast<int>(it.col() / 3)) + 3 * component + it.col() % 3] = it.value();
+          stiffness_[12 * block_of(static_cast<int>(it.col() / 3)) + 4 * component + it.col() % 3] = it.value();
     for (RowMajor::InnerIterator it(node_mass, row_node); it; ++it)
       if (it.col() <= row_node) node_mass_[block_of(static_cast<int>(it.col()))] = it.value();
     for (size_t b = first; b < block_column_.size(); ++b) slot[block_column_[b]] = -1;
@@ -42,31 +42,38 @@ MassStiffnessProduct::MassStiffnessProduct(const Eigen::SparseMatrix<double, Eig
 
 namespace {
 
-// The node-block loop of MassStiffnessProduct::apply; `out` zeroed.
+// The node-block loop of MassStiffnessProduct::apply; `out` zeroed. A block is three rows
+// padded to four doubles, so K·a accumulates as three vector products (summed across at the
+// row's end) and the mirrored Kᵀ·b as three broadcasts, all four lanes at once.
 MESH2DSP_CPU_CLONES void apply_node_blocks(int nodes, const int* block_start, const int* block_column,
                                            const double* stiffness, const double* node_mass, const double* p1,
                                            const double* p2, double* out) {
+  const int last = 3 * (nodes - 1);  // its x₁, x₂ have no fourth value to load
+  const auto three = [](const double* p) { return Double4{p[0], p[1], p[2], 0}; };
   for (int row = 0; row < nodes; ++row) {
     const int r = 3 * row;
-    const double b0 = p2[r], b1 = p2[r + 1], b2 = p2[r + 2];
-    double y0 = 0, y1 = 0, y2 = 0;
+    const Double4 b0 = Double4{} + p2[r], b1 = Double4{} + p2[r + 1], b2 = Double4{} + p2[r + 2];
+    const Double4 mass_row = three(p1 + r);
+    Double4 k0{}, k1{}, k2{}, m{};
     for (int b = block_start[row]; b < block_start[row + 1]; ++b) {
       const int c = 3 * block_column[b];
-      const double* k = stiffness + 9L * b;
-      const double m = node_mass[b];
-      const double a0 = p2[c], a1 = p2[c + 1], a2 = p2[c + 2];
-      y0 += k[0] * a0 + k[1] * a1 + k[2] * a2 + m * p1[c];
-      y1 += k[3] * a0 + k[4] * a1 + k[5] * a2 + m * p1[c + 1];
-      y2 += k[6] * a0 + k[7] * a1 + k[8] * a2 + m * p1[c + 2];
+      const double* k = stiffness + 12L * b;
+      const Double4 r0 = load4(k), r1 = load4(k + 4), r2 = load4(k + 8);
+      const double mass = node_mass[b];
+      // The fourth lane of a and x₁ is the next node's: it meets the padding's zeros.
+      const Double4 a = c < last ? load4(p2 + c) : three(p2 + c);
+      const Double4 x1 = c < last ? load4(p1 + c) : three(p1 + c);
+      k0 += r0 * a;
+      k1 += r1 * a;
+      k2 += r2 * a;
+      m += mass * x1;
       if (c == r) continue;
-      // The mirrored block above the diagonal: Kᵀ and the same mass.
-      out[c] += k[0] * b0 + k[3] * b1 + k[6] * b2 + m * p1[r];
-      out[c + 1] += k[1] * b0 + k[4] * b1 + k[7] * b2 + m * p1[r + 1];
-      out[c + 2] += k[2] * b0 + k[5] * b1 + k[8] * b2 + m * p1[r + 2];
+      // The mirrored block above the diagonal, Kᵀ and the same mass; its fourth lane adds 0.
+      store4(out + c, load4(out + c) + r0 * b0 + r1 * b1 + r2 * b2 + mass * mass_row);
     }
-    out[r] += y0;
-    out[r + 1] += y1;
-    out[r + 2] += y2;
+    out[r] += (k0[0] + k0[1]) + (k0[2] + k0[3]) + m[0];
+    out[r + 1] += (k1[0] + k1[1]) + (k1[2] + k1[3]) + m[1];
+    out[r + 2] += (k2[0] + k2[1]) + (k2[2] + k2[3]) + m[2];
   }
 }
 

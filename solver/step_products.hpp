@@ -26,7 +26,7 @@ class MassStiffnessProduct {
  private:
   std::vector<int> block_start_;    // per node row, into the blocks (nodes + 1)
   std::vector<int> block_column_;   // the column node of each block, at most the row's
-  std::vector<double> stiffness_;   // 9 per block, row-major
+  std::vector<double> stiffness_;   // 12 per block: 3 rows, each padded with a 0
   std::vector<double> node_mass_;   // 1 per block (Mₙ's entry; 0 where only K couples)
   Eigen::SparseMatrix<double, Eigen::RowMajor, int> mass_, stiffness_rows_;  // the fallback
 };

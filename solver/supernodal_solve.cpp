@@ -96,24 +96,6 @@ struct SweepLayout {
   const double* inverse_diagonal;
 };
 
-// Four doubles, one AVX2 register in the x86-64-v3 clone below, two SSE2 ones in the baseline
-// (the helpers are always inlined, so the ABI note GCC gives for them does not apply).
-#pragma GCC diagnostic ignored "-Wpsabi"
-using Double4 = double __attribute__((vector_size(32)));
-[[gnu::always_inline]] inline Double4 load4(const double* p) {
-  Double4 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-// Element by element: GCC lowers a whole-vector float → double conversion to SSE halves before
-// it knows the clone's instruction set; this form becomes one vcvtps2pd in the AVX2 clone.
-[[gnu::always_inline]] inline Double4 load4(const float* p) {
-  return Double4{static_cast<double>(p[0]), static_cast<double>(p[1]), static_cast<double>(p[2]),
-                 static_cast<double>(p[3])};
-}
-
-[[gnu::always_inline]] inline void store4(double* p, Double4 v) { std::memcpy(p, &v, sizeof v); }
-
 // w[i] −= Σ_q column_q[i]·x[q] for rows from..rows−1, W columns (stride `rows`) in one pass.
 template <int W, typename Value>
 [[gnu::always_inline]] inline void subtract_columns(const Value* column, int rows, int from, const double* x, double* w) {
