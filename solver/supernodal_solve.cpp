@@ -143,14 +143,26 @@ template <int W, typename Value>
 // sweep takes their dot products in one pass, so each value is loaded once and `w` a quarter as
 // often. Vectors and sums are double whatever the factor's type: a float factor then halves the
 // bytes a sweep reads and adds only its own rounding (solver/README.md).
+// Supernode k: its first column, column and row counts, dense block, row indices and the
+// inverses of its diagonal.
+template <typename Value>
+struct Supernode {
+  int first, columns, rows;
+  const Value* block;
+  const int* row;
+  const double* inverse;
+};
+template <typename Value>
+[[gnu::always_inline]] inline Supernode<Value> supernode(const SweepLayout& f, const Value* values, int k) {
+  const int first = f.super[k];
+  return {first, f.super[k + 1] - first, f.row_start[k + 1] - f.row_start[k], values + f.value_start[k],
+          f.rows + f.row_start[k], f.inverse_diagonal + first};
+}
+
 template <typename Value>
 [[gnu::always_inline]] inline void sweep_layout(const SweepLayout& f, const Value* values, double* y, double* w) {
   for (int k = 0; k < f.supernodes; ++k) {
-    const int first = f.super[k], columns = f.super[k + 1] - first;
-    const int rows = f.row_start[k + 1] - f.row_start[k];
-    const Value* block = values + f.value_start[k];
-    const int* row = f.rows + f.row_start[k];
-    const double* inverse = f.inverse_diagonal + first;
+    const auto [first, columns, rows, block, row, inverse] = supernode(f, values, k);
     for (int i = 0; i < columns; ++i) w[i] = y[first + i];
     for (int i = columns; i < rows; ++i) w[i] = 0;
     for (int j0 = 0; j0 < columns; j0 += 4) {
@@ -171,11 +183,7 @@ template <typename Value>
     for (int i = columns; i < rows; ++i) y[row[i]] += w[i];
   }
   for (int k = f.supernodes - 1; k >= 0; --k) {
-    const int first = f.super[k], columns = f.super[k + 1] - first;
-    const int rows = f.row_start[k + 1] - f.row_start[k];
-    const Value* block = values + f.value_start[k];
-    const int* row = f.rows + f.row_start[k];
-    const double* inverse = f.inverse_diagonal + first;
+    const auto [first, columns, rows, block, row, inverse] = supernode(f, values, k);
     for (int i = 0; i < columns; ++i) w[i] = y[first + i];
     for (int i = columns; i < rows; ++i) w[i] = y[row[i]];
     for (int j1 = columns; j1 > 0; j1 -= 4) {
