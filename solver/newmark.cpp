@@ -123,7 +123,7 @@ NewmarkIntegrator::NewmarkIntegrator(const FemMesh& mesh, const Material& materi
       (1 + 2 * beta / dt) * fem.stiffness + (4 / (dt * dt) + 2 * alpha / dt) * fem.mass;
   // What the render holds at its peak besides the factor: K, M and K_eff (lower, 12 bytes an
   // entry), the full row-major copy of M, a transient one of K (twice the entries each), K and Mₙ
-  // by node blocks made from it (about as large) and the caller's audio buffers.
+  // by node blocks made from it (about half as large, counted as large) and the caller's audio buffers.
   const double matrices_bytes =
       12.0 * static_cast<double>(fem.stiffness.nonZeros()) * (3 + 2 * 3);
   const auto check_memory = [&](double factor_bytes) {

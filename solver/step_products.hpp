@@ -6,7 +6,7 @@
 // diagonal is applied as itself and as its transpose), a step reads 12 + 1 values (the block's
 // rows padded to four, for vector FMAs) and one index per pair of nodes instead of
 // 2 × (9 + 9 values and 9 indices): under a third of the bytes of the fused CSR product, which
-// on the P2 bundled bar was a third of the step.
+// on the P2 bundled bar was over a quarter of the step (0.87 of 3.08 ms).
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 #include <vector>

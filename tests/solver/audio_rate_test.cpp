@@ -228,7 +228,7 @@ TEST(AudioRate, ASinglePrecisionFactorRendersWhatTheDoubleOneRenders) {
 
 TEST(AudioRate, ASinglePrecisionFactorNeverRendersGarbageSilently) {
   // A free P1 bar struck by an impulse at the fine default step: with the factor in float the
-  // rigid-body motion grew 10 000-fold in 0.3 s and the WAV was written anyway. Now the loop
+  // output RMS grew about 4 000-fold in 0.3 s and the WAV was written anyway. Now the loop
   // either stays close to the double render or stops with one message naming the cure.
   const TetMesh bar = structured_box({0, 0, 0}, {0.30, 0.03, 0.02}, 10, 3, 2);
   const FemMesh fem = make_fem_mesh(bar, 1);
