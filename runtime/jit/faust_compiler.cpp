@@ -29,12 +29,16 @@ namespace {
 // by trace depth), the pre-RA machine scheduler and two-address rescheduling. Measured on a
 // 1 000-mode instrument with a libfaust harness (quiet machine): compile 22.5 -> 15.2 s with all
 // three (the combiner alone -3.6 s, the rescheduling alone -1.3 s); rendering 2 000 blocks of
-// 256 took 3.8 s before and 3.7 s after. They are process-wide LLVM options: set once,
+// 256 took 3.8 s before and 3.7 s after. The basic register allocator instead of the greedy one
+// (which splits live ranges, and has thousands of them here): LLVM's allocation of that
+// compute() 1.0 -> 0.34 s, and the code renders no slower (3.15 -> 3.04 s for the blocks above).
+// They are process-wide LLVM options: set once,
 // before the first compile. LLVM is reached through libfaust, so its C entry point is looked up
 // in the process rather than linked (no build dependency on LLVM's development package); if it
 // is missing, compiles are just slower.
-constexpr std::array<const char*, 3> kLlvmCodegenOptions = {
-    "-x86-machine-combiner=false", "-enable-misched=false", "-twoaddr-reschedule=false"};
+constexpr std::array<const char*, 4> kLlvmCodegenOptions = {
+    "-x86-machine-combiner=false", "-enable-misched=false", "-twoaddr-reschedule=false",
+    "-regalloc=basic"};
 
 void set_llvm_codegen_options() {
   using ParseOptions = void (*)(int, const char* const*, const char*);
@@ -165,6 +169,12 @@ std::string jit_target() {
   //   from the header by 2.7e-4 of the peak over a second.
   // - x86-64-v2 (SSE4.2, no AVX, no FMA; every x86-64 CPU since 2009) has exact sqrt and no
   //   fusion; a host below it gets the baseline.
+  // - sandybridge (x86-64-v2 plus AVX, still no FMA; every x86-64 CPU since 2011), when the host
+  //   has AVX: exact sqrt and no fusion as well, and it compiles big banks faster. SSE arithmetic
+  //   is two-address (the result overwrites an operand), and LLVM 14's two-address pass takes time
+  //   quadratic in the length of a basic block: a 1 000-mode program's control block made it
+  //   3.2 of the 7.6 s of LLVM's code generation. AVX's three-operand forms leave it 0.13 s
+  //   (measured with -time-passes; cold JIT of 1 000 modes 14.5 -> 12 s).
   // Measured on this machine (znver3): the baseline rendered a 1 000-mode program no slower than
   // the host's CPU (6.7 s against 7.5 s for 20 s of audio) and compiled it faster; x86-64-v2
   // renders like the baseline (2.84 s against 2.82 s for 2 000 blocks of 256).
@@ -172,9 +182,11 @@ std::string jit_target() {
   const auto colon = host.find(':');
   if (host.rfind("x86_64", 0) != 0 || colon == std::string::npos) return host;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (__builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("popcnt") &&
-      __builtin_cpu_supports("ssse3"))
-    return host.substr(0, colon) + ":x86-64-v2";
+  // __builtin_cpu_supports("avx") also checks that the OS saves the AVX registers (XGETBV).
+  const bool v2 = __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("popcnt") &&
+                  __builtin_cpu_supports("ssse3");
+  if (v2 && __builtin_cpu_supports("avx")) return host.substr(0, colon) + ":sandybridge";
+  if (v2) return host.substr(0, colon) + ":x86-64-v2";
 #endif
   return host.substr(0, colon) + ":x86-64";
 }

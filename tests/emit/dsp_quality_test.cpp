@@ -189,7 +189,7 @@ TEST_F(DspQualityTest, FaustAndHeaderAreOneInstrumentUnderRandomEvents) {
       ASSERT_EQ(std::sscanf(r.output.c_str(), "peak %lf max_diff %lf events %d", &peak, &diff, &events), 3) << r.output;
       EXPECT_GT(peak, 1e-3) << program << " seed " << seed;
       EXPECT_GT(events, 5);
-      // The JIT compiles for x86-64-v2 (runtime/jit/faust_compiler.cpp): with the host's fused
+      // The JIT compiles for a CPU level without FMA (runtime/jit/faust_compiler.cpp): with the host's fused
       // multiply-adds its scrape and roll departed up to 1.6e-3 of the peak, and on the baseline
       // x86-64 its square roots (an estimate under libfaust's unsafe FP math) moved the modes'
       // pitch by an ulp, 2.7e-4 of the peak over a second. Now it agrees like the C++ backend.

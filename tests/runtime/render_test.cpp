@@ -63,7 +63,7 @@ std::vector<float> render(dsp& instance, double duration_s, const std::vector<Pa
   return out;
 }
 
-// Float tolerance for a recursive filter: LLVM (JIT, x86-64-v2 under libfaust's unsafe FP math)
+// Float tolerance for a recursive filter: LLVM (JIT, Sandy Bridge / x86-64-v2 under libfaust's unsafe FP math)
 // and g++ (baseline x86-64) may order and simplify the coefficient arithmetic differently; a
 // one-ulp coefficient difference is amplified by the resonator's gain over a second of ringing. Measured: ≤ 5e-5 of the peak; a wrong filter is off by ~1.
 constexpr double kRelativeTolerance = 2e-4;
