@@ -122,7 +122,7 @@ class NewmarkIntegrator {
   Eigen::SparseMatrix<double, Eigen::RowMajor, int> mass_;  // full symmetric
   std::unique_ptr<MassStiffnessProduct> product_;           // M x₁ + K x₂
   std::unique_ptr<Solver> effective_;  // K_eff
-  Eigen::VectorXd load_, u_, v_, a_, a_next_, rhs_, x1_, x2_, u_next_, full_u_, g_;
+  Eigen::VectorXd load_, u_, v_, a_, a_next_, rhs_, x1_, x2_, u_next_, full_u_, g_, increment_;
   double time_s_ = 0;
   long long steps_ = 0;
   int last_iterations_ = 0;
