@@ -62,8 +62,9 @@ void register_reference_command(CLI::App& app) {
                   "atan(pi f dt)/(pi dt), which validate corrects exactly)")
       ->check(CLI::Range(1, 64))
       ->excludes(dt);
-  cmd->add_flag("--single-precision", o->single_precision,
-                "the Cholesky factor in float: less memory traffic per step (error: solver/README.md)");
+  cmd->add_flag("--single-precision,!--double-precision", o->single_precision,
+                "the Cholesky factor in float (the default: less memory traffic per step, error in "
+                "solver/README.md) or in double");
   cmd->add_option("--sample-rate", o->sample_rate_hz, "audio rate (Hz), e.g. 48000 or 44100")
       ->capture_default_str()
       ->check(CLI::Range(8000, 384000));

@@ -44,8 +44,9 @@ void register_validate_command(CLI::App& app) {
       ->excludes(cmd->add_option("--oversampling", o->oversampling,
                                  "reference steps per audio sample (the integrator's warp is corrected exactly "
                                  "at any step)")->capture_default_str()->check(CLI::Range(1, 64)));
-  cmd->add_flag("--single-precision", o->single_precision,
-                "reference: the Cholesky factor in float (faster; error measured in solver/README.md)");
+  cmd->add_flag("--single-precision,!--double-precision", o->single_precision,
+                "reference: the Cholesky factor in float (the default: faster, error measured in "
+                "solver/README.md) or in double");
   cmd->add_option("--sample-rate", o->sample_rate_hz, "audio rate (Hz; default 48000, or the --reference file's)")
       ->check(CLI::Range(8000, 384000));
   cmd->add_option("--dc-alpha", o->dc_alpha,

@@ -399,7 +399,7 @@ PYBIND11_MODULE(mesh2dsp, m) {
       "listeners"_a = std::vector<Eigen::Vector3d>{}, "force"_a = "cosine:0.0001", "force_amplitude"_a = 1.0,
       "sample_rate"_a = 48000, "oversampling"_a = 0, "dt"_a = py::none(), "stereo"_a = false, "scale"_a = 1.0,
       "element_order"_a = 2, "max_tet_volume"_a = py::none(), "fix"_a = std::vector<std::string>{},
-      "single_precision"_a = false,
+      "single_precision"_a = true,
       "The reference render (`mesh2dsp reference`): the full FEM in time radiated to the listeners "
       "(default 0.5 m above the object): channels x frames float32, in O'Brien's eq. 10 units (Pa m).");
 

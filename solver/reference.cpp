@@ -15,6 +15,10 @@
 #include "util/progress.hpp"
 
 namespace mesh2dsp {
+
+bool single_precision_factor(const ReferenceSettings& s) {
+  return s.single_precision && !s.nonlinear && s.solver == LinearSolverKind::cholmod_supernodal;
+}
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -85,7 +89,7 @@ ReferenceResult render_reference(const TetMesh& tets, const FemMesh& fem, const 
   options.dt_s = dt;
   options.nonlinear = s.nonlinear;
   options.solver = s.solver;
-  options.single_precision = s.single_precision;
+  options.single_precision = single_precision_factor(s);
   options.memory_limit_bytes = s.max_memory_bytes;
   options.other_bytes = audio_bytes;
   NewmarkIntegrator integrator(fem, material, clamped, options);
@@ -244,17 +248,17 @@ ReferenceResult render_reference(const TetMesh& tets, const FemMesh& fem, const 
     if (n % 4096 == 0 && !std::isfinite(velocity.squaredNorm()))
       throw Error(fmt::format("the simulation diverged at t = {:.6g} s", integrator.time_s()));
     if (n % 1024 == 0 && !s.nonlinear && integrator.time_s() > force_end) {
-      // Unforced, the energy can only fall. A float factor perturbs the step's matrix but not
-      // its right-hand side, and on a free body at a fine step that can make the rigid-body
-      // motion grow exponentially (a 360-tet P1 bar at 1/288 000 s: output RMS x4 000 in 0.3 s).
+      // Unforced, the energy can only fall. The guard against a loop that diverges anyway: a
+      // float factor without the carried residual made a free body's rigid-body motion grow
+      // exponentially (a 360-tet P1 bar at 1/288 000 s: output RMS x4 000 in 0.3 s).
       const double energy = integrator.energy_j();
       if (free_energy_j < 0) free_energy_j = energy;
       else if (energy > 1.01 * free_energy_j + 1e-30)  // (+1e-30 J: a body at rest stays so)
         throw Error(fmt::format(
             "the simulation diverged at t = {:.6g} s (its energy grew {:.3g}-fold with no force){}",
             integrator.time_s(), energy / free_energy_j,
-            s.single_precision ? ": render without --single-precision (the float factor is unstable here)"
-                               : ": try a smaller --dt"));
+            single_precision_factor(s) ? ": render with --double-precision (the float factor is unstable here)"
+                                       : ": try a smaller --dt"));
     }
   }
   if (!std::isfinite(velocity.squaredNorm()))

@@ -25,7 +25,10 @@ struct ReferenceSettings {
   double dc_alpha = 0.1;        // eq. 9
   bool nonlinear = false;       // St. Venant–Kirchhoff
   LinearSolverKind solver = LinearSolverKind::cholmod_supernodal;  // measured faster at all sizes
-  bool single_precision = false;  // the factor in float (supernodal only; error in solver/README)
+  // The factor in float (the default; false: --double-precision). Used by linear renders with the
+  // supernodal solver only: each linear step carries its solve's residual into the next, which
+  // keeps a float factor's rounding from acting as a stiffness; a non-linear step does not.
+  bool single_precision = true;
   bool visibility = true;       // δ of eq. 10 by ray casting
   std::vector<Eigen::Vector3d> listeners_m;
   ForceProfile force;
@@ -42,6 +45,9 @@ struct ReferenceSettings {
   // expected wall time of the whole time loop: what `validate` prints before waiting.
   std::function<void(double estimated_loop_s, long long steps)> on_estimate;
 };
+
+// Whether a render with these settings solves with a float factor (see single_precision).
+bool single_precision_factor(const ReferenceSettings& s);
 
 struct ReferenceResult {
   std::vector<std::vector<float>> channels;  // one per listener, duration × fs samples

@@ -171,8 +171,7 @@ void render_reference_files(const ReferenceJob& o) {
                                            : settings.solver == LinearSolverKind::cholmod_supernodal
                                                  ? "CHOLMOD supernodal factor, serial supernodal solves"
                                                  : "conjugate gradients (Jacobi), warm-started"},
-                     {"single_precision_factor",
-                      o.single_precision && settings.solver == LinearSolverKind::cholmod_supernodal},
+                     {"single_precision_factor", single_precision_factor(settings)},
                      {"factor_nonzeros", r.factor_nonzeros},
                      {"dt_s", r.dt_s},
                      {"dt_automatic", !o.dt_s.has_value() && o.oversampling == 0},

@@ -21,7 +21,7 @@ struct ReferenceJob {
   double duration_s = 1.0;
   std::optional<double> dt_s;
   int oversampling = 0;  // steps per audio sample; 0: the accuracy rule of automatic_time_step
-  bool single_precision = false;
+  bool single_precision = true;  // the factor in float (ReferenceSettings::single_precision)
   int sample_rate_hz = 48000;
   bool stereo = false;
   double dc_alpha = 0.1;

@@ -25,7 +25,7 @@ std::vector<float> render_contact_velocity(const FemMesh& fem, const Material& m
   options.dt_s = dt;
   options.nonlinear = s.nonlinear;
   options.solver = s.solver;
-  options.single_precision = s.single_precision;
+  options.single_precision = single_precision_factor(s);
   options.memory_limit_bytes = s.max_memory_bytes;  // --max-memory
   NewmarkIntegrator integrator(fem, material, clamped, options);
   const int nodes = static_cast<int>(fem.nodes.rows());

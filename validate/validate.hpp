@@ -21,7 +21,7 @@ struct ValidateOptions {
   double duration_s = 0.25;  // P2 bundled bar at one step per sample: about a minute (issue 12)
   std::optional<double> dt_s;
   int oversampling = 1;  // reference steps per audio sample; the warp is corrected exactly
-  bool single_precision = false;
+  bool single_precision = true;  // the reference's factor in float (ReferenceSettings::single_precision)
   std::optional<int> sample_rate_hz;
   double dc_alpha = 0.1;
   bool dc_alpha_given = false;  // a given --dc-alpha also applies to a --reference recording

@@ -1,5 +1,6 @@
 // `mesh2dsp reference` end to end: a tiny render with its WAV and sidecar, and bad input that
 // must end with one clear message, a non-zero exit and no output file.
+#include <cmath>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
@@ -104,6 +105,32 @@ TEST_F(ReferenceCli, DefaultListenerAnd44k1) {
   std::ifstream in(dir_ / "out.json");
   const auto j = nlohmann::json::parse(in);
   EXPECT_NE(j["listener_note"].get<std::string>().find("default"), std::string::npos);
+  // The factor is in float by default (a linear render, the supernodal solver).
+  EXPECT_TRUE(j["integrator"]["single_precision_factor"].get<bool>());
+}
+
+TEST_F(ReferenceCli, DoublePrecisionKeepsTheFactorInDoubleAndRendersTheSame) {
+  const std::string args = "reference " + mesh_ + " --element-order 1 --duration 0.02 --force impulse -o ";
+  const fs::path double_out = dir_ / "double.wav";
+  const CliRun d = run(args + double_out.string() + " --double-precision");
+  ASSERT_EQ(d.status, 0) << d.err;
+  const CliRun f = run(args + out_.string());
+  ASSERT_EQ(f.status, 0) << f.err;
+  std::ifstream in(dir_ / "double.json");
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_FALSE(j["integrator"]["single_precision_factor"].get<bool>());
+  int rate = 0;
+  const auto a = read_wav_float(double_out, &rate), b = read_wav_float(out_, &rate);
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  ASSERT_EQ(a[0].size(), b[0].size());
+  double diff = 0, ref = 0;
+  for (size_t i = 0; i < a[0].size(); ++i) {
+    diff += std::pow(double(a[0][i]) - b[0][i], 2);
+    ref += std::pow(double(a[0][i]), 2);
+  }
+  ASSERT_GT(ref, 0);
+  EXPECT_LT(10 * std::log10(diff / ref + 1e-300), -60);  // float WAV samples: -60 dB is loose
 }
 
 TEST_F(ReferenceCli, UnknownForceKind) {
