@@ -6,7 +6,7 @@
 //   - no BLAS threads to spin: each supernode's dense triangle and rectangle are small;
 //   - four columns per pass, AVX2 + FMA where the CPU has them (chosen at load time): the
 //     double sweep reads the factor at about the L3's streaming rate;
-//   - optionally the factor in single precision with double vectors and sums: half the bytes,
+//   - the factor in single precision (the reference's default) with double vectors and sums: half the bytes,
 //     and only the factor's rounding (no float rounding of the state). The error this adds is
 //     measured (tests/solver, "single precision") against the double render and reported in
 //     solver/README.md.

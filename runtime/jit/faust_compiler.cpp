@@ -169,12 +169,12 @@ std::string jit_target() {
   //   from the header by 2.7e-4 of the peak over a second.
   // - x86-64-v2 (SSE4.2, no AVX, no FMA; every x86-64 CPU since 2009) has exact sqrt and no
   //   fusion; a host below it gets the baseline.
-  // - sandybridge (x86-64-v2 plus AVX, still no FMA; every x86-64 CPU since 2011), when the host
-  //   has AVX: exact sqrt and no fusion as well, and it compiles big banks faster. SSE arithmetic
+  // - sandybridge (x86-64-v2 plus AVX, still no FMA), when the host has AVX (mainstream Intel and
+  //   AMD CPUs since 2011; some low-end ones lack it and get x86-64-v2): exact sqrt and no fusion as well, and it compiles big banks faster. SSE arithmetic
   //   is two-address (the result overwrites an operand), and LLVM 14's two-address pass takes time
   //   quadratic in the length of a basic block: a 1 000-mode program's control block made it
   //   3.2 of the 7.6 s of LLVM's code generation. AVX's three-operand forms leave it 0.13 s
-  //   (measured with -time-passes; cold JIT of 1 000 modes 14.5 -> 12 s).
+  //   (measured with -time-passes; cold JIT of 1 000 modes 14.5 -> 11.7 s).
   // Measured on this machine (znver3): the baseline rendered a 1 000-mode program no slower than
   // the host's CPU (6.7 s against 7.5 s for 20 s of audio) and compiled it faster; x86-64-v2
   // renders like the baseline (2.84 s against 2.82 s for 2 000 blocks of 256).
