@@ -4,8 +4,9 @@
 // solved by our own serial supernodal triangular sweeps (issue 12, item 3):
 //   - no allocation per solve (CHOLMOD's cholmod_solve allocates its dense results each call);
 //   - no BLAS threads to spin: each supernode's dense triangle and rectangle are small;
-//   - four columns per pass, AVX2 + FMA where the CPU has them (chosen at load time): the
-//     double sweep reads the factor at about the L3's streaming rate;
+//   - our own copy of the factor in panels of four columns, stored as tiles in the order the
+//     sweeps read them (one stream, no partial lines); AVX-512 or AVX2 + FMA where the CPU has
+//     them (chosen at load time);
 //   - the factor in single precision (the reference's default) with double vectors and sums: half the bytes,
 //     and only the factor's rounding (no float rounding of the state). The error this adds is
 //     measured (tests/solver, "single precision") against the double render and reported in
@@ -32,17 +33,31 @@ class SupernodalCholesky {
   const char* ordering() const { return ordering_; }
   bool single_precision() const { return single_; }
 
+  // A panel: up to kPanel columns of a supernode, stored as its small triangle (kPanel² values,
+  // column-major, strictly lower part) and then its rows below the triangle in tiles of
+  // kTileRows rows × the panel's columns (column after column within a tile, the last tile
+  // zero-padded).
+  static constexpr int kPanel = 4;
+  static constexpr int kTileRows = 8;
+
  private:
+  static constexpr int kAlignValues = 16;  // values of slack to start the panels on a cache line
+  static int tiles(int rows) { return (rows + kTileRows - 1) / kTileRows; }
+  template <typename Value>
+  void copy_to_panels(const double* blocks, const int* block_start, std::vector<Value>& values);
+
   int n_ = 0;
   bool single_ = false;
   long long nonzeros_ = 0;
   const char* ordering_ = "?";
-  std::vector<int> perm_;         // factor row k is matrix row perm_[k]
-  std::vector<int> super_;        // first column of each supernode (nsuper + 1)
-  std::vector<int> row_start_;    // into rows_ (nsuper + 1)
-  std::vector<long> value_start_; // into the values (nsuper + 1)
-  std::vector<int> rows_;         // row indices of every supernode, its own columns first
-  std::vector<double> values_d_;  // column-major blocks, leading dimension = the supernode's rows
+  std::vector<int> perm_;              // factor row k is matrix row perm_[k]
+  std::vector<int> super_;             // first column of each supernode (nsuper + 1)
+  std::vector<int> row_start_;         // into rows_ (nsuper + 1)
+  std::vector<int> rows_;              // row indices of every supernode, its own columns first
+  std::vector<int> supernode_panels_;  // first panel of each supernode (nsuper + 1)
+  std::vector<long> panel_start_;      // into the values, from values_shift_
+  long values_shift_ = 0;
+  std::vector<double> values_d_;       // the panels, double or float
   std::vector<float> values_f_;
   std::vector<double> inverse_diagonal_;  // 1 / L's diagonal, in double for either factor
   Eigen::VectorXd y_, gathered_;
