@@ -16,6 +16,18 @@
 
 namespace mesh2dsp {
 
+long SupernodalCholesky::panel_values(const int* super, const int* row_start, int supernodes) {
+  long size = kAlignValues;  // room to align the start
+  for (int k = 0; k < supernodes; ++k) {
+    const int columns = super[k + 1] - super[k], rows = row_start[k + 1] - row_start[k];
+    for (int j0 = 0; j0 < columns; j0 += kPanel) {
+      const int width = std::min(kPanel, columns - j0), below = j0 + width;
+      size += kPanel * kPanel + static_cast<long>(width) * tiles(rows - below) * kTileRows;
+    }
+  }
+  return size;
+}
+
 SupernodalCholesky::SupernodalCholesky(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& lower,
                                        bool single_precision,
                                        const std::function<void(double)>& before_factorizing)
@@ -35,8 +47,11 @@ SupernodalCholesky::SupernodalCholesky(const Eigen::SparseMatrix<double, Eigen::
   a.stype = -1;  // symmetric, lower triangle stored
   cholmod_factor* factor = cholmod_analyze(&a, &common);
   if (factor && before_factorizing) {
-    try {  // CHOLMOD's supernodal factor (xsize doubles) and our copy of it, double or float
-      before_factorizing(static_cast<double>(factor->xsize) * (single_precision ? 12.0 : 16.0));
+    try {  // CHOLMOD's supernodal factor (xsize doubles) and our panels, double or float
+      const double panels = static_cast<double>(panel_values(static_cast<const int*>(factor->super),
+                                                             static_cast<const int*>(factor->pi),
+                                                             static_cast<int>(factor->nsuper)));
+      before_factorizing(8.0 * static_cast<double>(factor->xsize) + panels * (single_precision ? 4.0 : 8.0));
     } catch (...) {
       cholmod_free_factor(&factor, &common);
       cholmod_finish(&common);
@@ -81,18 +96,10 @@ SupernodalCholesky::SupernodalCholesky(const Eigen::SparseMatrix<double, Eigen::
 
 template <typename Value>
 void SupernodalCholesky::copy_to_panels(const double* blocks, const int* block_start, std::vector<Value>& values) {
-  // Sizes first (one allocation), then the copy. Panels start at multiples of kTileRows values
-  // from a cache line's start (values_shift_ in): no vector load splits a line.
+  // Panels start at multiples of kTileRows values from a cache line's start (values_shift_ in):
+  // no vector load splits a line.
   const int nsuper = static_cast<int>(super_.size()) - 1;
-  long size = kAlignValues;  // room to align the start
-  for (int k = 0; k < nsuper; ++k) {
-    const int columns = super_[k + 1] - super_[k], rows = row_start_[k + 1] - row_start_[k];
-    for (int j0 = 0; j0 < columns; j0 += kPanel) {
-      const int width = std::min(kPanel, columns - j0), below = j0 + width;
-      size += kPanel * kPanel + static_cast<long>(width) * tiles(rows - below) * kTileRows;
-    }
-  }
-  values.assign(size, Value(0));
+  values.assign(panel_values(super_.data(), row_start_.data(), nsuper), Value(0));
   const auto address = reinterpret_cast<std::uintptr_t>(values.data());
   values_shift_ = static_cast<long>((64 - address % 64) % 64 / sizeof(Value));
   inverse_diagonal_.resize(n_);

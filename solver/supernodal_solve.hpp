@@ -5,8 +5,9 @@
 //   - no allocation per solve (CHOLMOD's cholmod_solve allocates its dense results each call);
 //   - no BLAS threads to spin: each supernode's dense triangle and rectangle are small;
 //   - our own copy of the factor in panels of four columns, stored as tiles in the order the
-//     sweeps read them (one stream, no partial lines); AVX-512 or AVX2 + FMA where the CPU has
-//     them (chosen at load time);
+//     sweeps read them (one stream, no partial cache lines), prefetched ahead in software;
+//     AVX2 + FMA where the CPU has them (chosen at load time; AVX-512 was no faster: the sweeps
+//     are bound by reading the factor);
 //   - the factor in single precision (the reference's default) with double vectors and sums: half the bytes,
 //     and only the factor's rounding (no float rounding of the state). The error this adds is
 //     measured (tests/solver, "single precision") against the double render and reported in
@@ -43,6 +44,8 @@ class SupernodalCholesky {
  private:
   static constexpr int kAlignValues = 16;  // values of slack to start the panels on a cache line
   static int tiles(int rows) { return (rows + kTileRows - 1) / kTileRows; }
+  // Values the panels of a supernodal factor take (CHOLMOD's super and pi arrays), with slack.
+  static long panel_values(const int* super, const int* row_start, int supernodes);
   template <typename Value>
   void copy_to_panels(const double* blocks, const int* block_start, std::vector<Value>& values);
 
