@@ -144,13 +144,17 @@ struct SweepLayout {
 // The hardware's prefetchers lose the stream at every panel (short runs, and the backward sweep
 // walks the panels downwards): each tile asks for the lines this far ahead in the order the
 // sweep reads them. Tuned on the bundled P2 bar: its float solve 0.89 → 0.71 ms (Sapphire Rapids).
-constexpr long kForwardPrefetchBytes = 1024, kBackwardPrefetchBytes = 4096;
+// (In values: the double factor, read at half the values per second, gained from the same
+// distances too, 85 → 81 CPU s per simulated second.)
+constexpr long kForwardPrefetchValues = 256, kBackwardPrefetchValues = 1024;
 
-// Prefetches the lines of one tile of W columns at `tile + bytes`.
+// Prefetches the lines of one tile of W columns at `tile + offset`.
 template <int W, typename Value>
-[[gnu::always_inline]] inline void prefetch_tile(const Value* tile, long bytes) {
-  const char* at = reinterpret_cast<const char*>(tile) + bytes;
-  for (int line = 0; line < W * kTileRows * static_cast<int>(sizeof(Value)); line += 64) __builtin_prefetch(at + line);
+[[gnu::always_inline]] inline void prefetch_tile(const Value* tile, long offset) {
+  // As an integer: the address may lie outside the array (a prefetch never faults).
+  const auto at = reinterpret_cast<std::uintptr_t>(tile) + static_cast<std::uintptr_t>(offset * static_cast<long>(sizeof(Value)));
+  for (int line = 0; line < W * kTileRows * static_cast<int>(sizeof(Value)); line += 64)
+    __builtin_prefetch(reinterpret_cast<const void*>(at + static_cast<std::uintptr_t>(line)));
 }
 
 // w[i] −= Σ_q L[i, q]·x[q] for the rows from..rows−1 of one panel (W columns, tiles of
@@ -162,7 +166,7 @@ template <int W, typename Value>
   Double4 scale[W];
   for (int q = 0; q < W; ++q) scale[q] = Double4{} + x[q];
   for (int i = from; i < rows; i += kTileRows, tile += W * kTileRows) {
-    prefetch_tile<W>(tile, kForwardPrefetchBytes);
+    prefetch_tile<W>(tile, kForwardPrefetchValues);
     for (int h = 0; h < kTileRows; h += 4) {
       Double4 sum = load4(w + i + h);
       for (int q = 0; q < W; ++q) sum -= load4(tile + q * kTileRows + h) * scale[q];
@@ -178,7 +182,7 @@ template <int W, typename Value>
   constexpr int kParts = kTileRows / 4;  // independent sums per column: FMA latency overlaps
   Double4 sum[W][kParts] = {};
   for (int i = from; i < rows; i += kTileRows, tile += W * kTileRows) {
-    prefetch_tile<W>(tile, -kBackwardPrefetchBytes);  // the panels before this one
+    prefetch_tile<W>(tile, -kBackwardPrefetchValues);  // the panels before this one
     for (int h = 0; h < kParts; ++h) {
       const Double4 x = load4(w + i + 4 * h);
       for (int q = 0; q < W; ++q) sum[q][h] += load4(tile + q * kTileRows + 4 * h) * x;
