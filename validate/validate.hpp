@@ -18,7 +18,7 @@ struct ValidateOptions {
   std::string strike;
   std::string force = "cosine:0.0001";
   double force_amplitude = 1.0;
-  double duration_s = 0.25;  // P2 bundled bar at one step per sample: about 17 s here (issue 12)
+  double duration_s = 0.25;  // P2 bundled bar at one step per sample: about 14 s here (issue 12)
   std::optional<double> dt_s;
   int oversampling = 1;  // reference steps per audio sample; the warp is corrected exactly
   bool single_precision = true;  // the reference's factor in float (ReferenceSettings::single_precision)
