@@ -21,12 +21,6 @@ SerialThreads::SerialThreads() {
   if (set_blas_ && get) {
     previous_blas_ = get();
     set_blas_(1);
-    // Fewer threads does not stop the workers of the last threaded call (CHOLMOD's
-    // factorization just before a time loop): they spin on sched_yield for OpenBLAS's thread
-    // timeout, ~0.1 s, a second core's worth of CPU through the loop's first 0.1 s (the small
-    // meshes' bench showed twice the loop's wall time in CPU). Shutting the pool down parks
-    // them now; OpenBLAS starts it again at its next threaded call (as after a fork).
-    if (auto shutdown = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "blas_thread_shutdown_"))) shutdown();
   }
 #ifdef _OPENMP
   previous_omp_ = omp_get_max_threads();
