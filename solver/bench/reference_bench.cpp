@@ -10,8 +10,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "fem/fem_mesh.hpp"
 #include "fem/material.hpp"
@@ -67,6 +69,11 @@ int main(int argc, char** argv) {
   const long long steps = argc > 1 ? std::atoll(argv[1]) : 2000;
   const int max_tets = argc > 2 ? std::atoi(argv[2]) : 25000;
   const Material steel = find_material_preset("steel");
+  // OpenBLAS starts its worker threads when the library loads and they spin on sched_yield for
+  // its thread timeout (~0.1 s) before they sleep; a render never calls threaded BLAS after that
+  // (its factorizations run serially), but the first small rows here would carry the start-up
+  // spin as a second core's CPU. A real render sits behind mesh loading and meshing instead.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   fmt::print("{:>10} {:>7} {:>2} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6} {:>10} {:>10} {:>15} {}\n", "mesh", "tets", "P",
              "free DOF", "factor s", "wall us", "cpu us", "audio us", "sys %", "wall s/s", "cpu s/s", "solver",
              "L nnz");
