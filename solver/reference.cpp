@@ -5,7 +5,6 @@
 #include <chrono>
 #include <ctime>
 #include <cmath>
-#include <optional>
 #include <limits>
 
 #include "filters.hpp"
@@ -93,11 +92,6 @@ ReferenceResult render_reference(const TetMesh& tets, const FemMesh& fem, const 
   options.single_precision = single_precision_factor(s);
   options.memory_limit_bytes = s.max_memory_bytes;
   options.other_bytes = audio_bytes;
-  // The factorizations (K_eff, and M for the initial acceleration) on one thread too: a
-  // threaded one's idle OpenBLAS workers spin on sched_yield for ~0.1 s after it, into the loop
-  // (a second core's worth of CPU: short renders took twice their wall time in CPU, 40–100 % of
-  // it system time).
-  std::optional<SerialThreads> serial_factorization(std::in_place);
   NewmarkIntegrator integrator(fem, material, clamped, options);
   result.free_dofs = integrator.free_dofs();
   result.factorization_s = integrator.factorization_s();
@@ -109,7 +103,6 @@ ReferenceResult render_reference(const TetMesh& tets, const FemMesh& fem, const 
   integrator.start(force_at(s.force, 0),
                    impulse ? Eigen::VectorXd(s.force.amplitude * unit_load)
                            : Eigen::VectorXd::Zero(3 * nodes));
-  serial_factorization.reset();  // the surface set-up below may use the cores
 
   // Surface: triangles index tet-mesh vertices, which are the FEM corner nodes.
   const Eigen::MatrixXi& faces = tets.surface_faces;

@@ -6,6 +6,7 @@
 
 #include "cpu_clones.hpp"
 #include "util/error.hpp"
+#include "util/serial_threads.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -32,6 +33,10 @@ SupernodalCholesky::SupernodalCholesky(const Eigen::SparseMatrix<double, Eigen::
                                        bool single_precision,
                                        const std::function<void(double)>& before_factorizing)
     : n_(static_cast<int>(lower.rows())), single_(single_precision) {
+  // Factorized on one thread: after a threaded factorization OpenBLAS's idle workers spin on
+  // sched_yield for ~0.1 s, into the time loop this factor is for (short renders took twice
+  // their wall time in CPU, 40–100 % of it system time). Bundled P2 bar: 0.25 → 0.32 s.
+  const SerialThreads serial;
   cholmod_common common;
   cholmod_start(&common);
   common.supernodal = CHOLMOD_SUPERNODAL;
@@ -203,12 +208,23 @@ template <int W, typename Value>
 // their dot products in one pass: each value is loaded once and `w` a quarter as often.
 // Vectors and sums are double whatever the factor's type: a float factor then halves the bytes
 // a sweep reads and adds only its own rounding (solver/README.md).
+// Supernode k: its first column, column and row counts, row indices and the inverses of its
+// diagonal.
+struct Supernode {
+  int first, columns, rows;
+  const int* row;
+  const double* inverse;
+};
+[[gnu::always_inline]] inline Supernode supernode(const SweepLayout& f, int k) {
+  const int first = f.super[k];
+  return {first, f.super[k + 1] - first, f.row_start[k + 1] - f.row_start[k], f.rows + f.row_start[k],
+          f.inverse_diagonal + first};
+}
+
 template <typename Value>
 [[gnu::always_inline]] inline void sweep_layout(const SweepLayout& f, const Value* values, double* y, double* w) {
   for (int k = 0; k < f.supernodes; ++k) {
-    const int first = f.super[k], columns = f.super[k + 1] - first, rows = f.row_start[k + 1] - f.row_start[k];
-    const int* row = f.rows + f.row_start[k];
-    const double* inverse = f.inverse_diagonal + first;
+    const auto [first, columns, rows, row, inverse] = supernode(f, k);
     for (int i = 0; i < columns; ++i) w[i] = y[first + i];
     for (int i = columns; i < rows; ++i) w[i] = 0;
     int panel = f.supernode_panels[k];
@@ -231,9 +247,7 @@ template <typename Value>
     for (int i = columns; i < rows; ++i) y[row[i]] += w[i];
   }
   for (int k = f.supernodes - 1; k >= 0; --k) {
-    const int first = f.super[k], columns = f.super[k + 1] - first, rows = f.row_start[k + 1] - f.row_start[k];
-    const int* row = f.rows + f.row_start[k];
-    const double* inverse = f.inverse_diagonal + first;
+    const auto [first, columns, rows, row, inverse] = supernode(f, k);
     for (int i = 0; i < columns; ++i) w[i] = y[first + i];
     for (int i = columns; i < rows; ++i) w[i] = y[row[i]];
     for (int i = rows; i < rows + kTileRows; ++i) w[i] = 0;

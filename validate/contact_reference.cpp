@@ -27,7 +27,6 @@ std::vector<float> render_contact_velocity(const FemMesh& fem, const Material& m
   options.solver = s.solver;
   options.single_precision = single_precision_factor(s);
   options.memory_limit_bytes = s.max_memory_bytes;  // --max-memory
-  const SerialThreads serial;  // as the solver's own render: the factorization too, or its idle workers spin into the loop
   NewmarkIntegrator integrator(fem, material, clamped, options);
   const int nodes = static_cast<int>(fem.nodes.rows());
   const Eigen::VectorXd unit_load = strike_load(s.strike, nodes);
@@ -57,6 +56,7 @@ std::vector<float> render_contact_velocity(const FemMesh& fem, const Material& m
       static_cast<long long>(std::ceil((s.duration_s + 3.0 / cutoff_hz) / dt)) + 1;
   std::optional<Progress> progress;
   if (s.show_progress) progress.emplace("contact reference");
+  const SerialThreads serial;  // as the solver's own loop: no idle threads spinning
   push();
   for (long long n = 1; n < total_steps && static_cast<long long>(out.size()) < samples; ++n) {
     integrator.step(force_at(s.force, static_cast<double>(n) * dt));

@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
   const Material steel = find_material_preset("steel");
   // OpenBLAS starts its worker threads when the library loads and they spin on sched_yield for
   // its thread timeout (~0.1 s) before they sleep; a render never calls threaded BLAS after that
-  // (its factorizations run serially), but the first small rows here would carry the start-up
+  // (its one BLAS user, the supernodal factorization, runs serially), but the first small rows here would carry the start-up
   // spin as a second core's CPU. A real render sits behind mesh loading and meshing instead.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   fmt::print("{:>10} {:>7} {:>2} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6} {:>10} {:>10} {:>15} {}\n", "mesh", "tets", "P",
