@@ -100,7 +100,8 @@ std::optional<double> coarse_pass_sizing_hz(const TetMeshSource& source, const A
                                             const Material& material,
                                             const ModalAnalysisRequest& request,
                                             const MeshInputOptions& mesh_options,
-                                            AnalysisReport& r, std::optional<TetMesh>* sized_mesh) {
+                                            AnalysisReport& r, std::optional<TetMesh>* sized_mesh,
+                                            const SurfaceMesh* surface) {
   // Weyl's law knows only the volume: thin walls and slender parts have far more low modes
   // than it counts (a 0.7 m bell's 50 modes lie below 3 kHz, Weyl puts the 50th above 20 kHz),
   // and for solids it is a leading term with a 1.5× margin on top (a torus wheel's 300th mode:
@@ -127,42 +128,58 @@ std::optional<double> coarse_pass_sizing_hz(const TetMeshSource& source, const A
   constexpr double kThickSolidMargin = 1.3;
   // The Weyl-sized mesh is made as the analysis makes it (its notices shown, its errors the
   // analysis's own): without a gain it is the analysis mesh, not meshed again.
-  TetMesh sized = source(mesh_options, &r.timer);
+  // With the surface at hand, the Weyl-sized mesh's size is estimated instead of made: a
+  // bell's Weyl mesh (sized for --fmax) would take longer than its whole analysis.
+  std::optional<TetMesh> sized;
+  double weyl_hz = 0, volume_m3 = 0;
+  bool worth_it = false;
+  if (surface) {
+    volume_m3 = std::abs(signed_volume(*surface));
+    weyl_hz = mesh_options.sizing_frequency_hz
+                  ? *mesh_options.sizing_frequency_hz
+                  : sizing_frequency_hz(volume_m3, material, request.modes, mesh_options.fmax_hz);
+    const double edge_m = default_edge_length(*surface, material, weyl_hz);
+    worth_it = volume_m3 / (edge_m * edge_m * edge_m / (6 * std::sqrt(2.0))) >= kWorthItTets;
+  }
+  if (!worth_it) {
+    sized = source(mesh_options, &r.timer);
+    weyl_hz = sized->resolved_frequency_hz;
+    volume_m3 = mesh_volume_m3(*sized);
+    worth_it = sized->tets.rows() >= kWorthItTets && weyl_hz > 0;
+  }
   r.timer.start("coarse pass");
   std::optional<double> sizing_hz;
   double margin = kCoarseMargin;
-  if (sized.tets.rows() >= kWorthItTets && sized.resolved_frequency_hz > 0) {
+  if (worth_it) {
     try {
       QuietScope quiet;
       const int coarse_tets = std::max(kCoarseTets, kCoarseTetsPerMode * request.modes);
-      const double coarse_volume_m3 = mesh_volume_m3(sized) / (0.8 * coarse_tets);
+      const double coarse_volume_m3 = volume_m3 / (0.8 * coarse_tets);
       MeshInputOptions coarse = mesh_options;
-      coarse.sizing_frequency_hz = sized.resolved_frequency_hz;
+      coarse.sizing_frequency_hz = weyl_hz;
       coarse.max_tet_volume_m3 = coarse_volume_m3;
-      // The surface as coarse as the interior (the edge of a regular tetrahedron of that
-      // volume): TetGen keeps the surface triangles, so a fine surface (a scan, a finely drawn
-      // torus) would make the "coarse" mesh as large as the real one. Only the frequencies
-      // are used, so the shape may move a little here.
-      if (!o.keep_surface && !o.surface_edge_m)
-        coarse.surface_edge_m = std::cbrt(6 * std::sqrt(2.0) * coarse_volume_m3);
+      coarse.rough_boundary = true;
+      // A surface finer than these elements is meshed for them (mesh_input.hpp), so a scan's
+      // triangles do not make the "coarse" mesh as large as the real one.
       const TetMesh tets = source(coarse, nullptr);
       const ModalAnalysisResult found =
           analyze_modes(make_fem_mesh(tets, o.element_order), material, request);
       const double highest_hz = std::sqrt(found.eigenvalues.maxCoeff()) / (2 * M_PI);
       // The sizing's own edge there: it is the third of the shear wavelength exactly when that
       // is at most a quarter of the thickness (the through-thickness bound is at least half).
-      const SurfaceMesh boundary{sized.vertices, sized.surface_faces};
+      const SurfaceMesh boundary =
+          surface ? *surface : SurfaceMesh{sized->vertices, sized->surface_faces};
       const bool thick_solid = default_edge_length(boundary, material, kThickSolidMargin * highest_hz) <=
                                thickness_measure(boundary) / 4;
       margin = thick_solid ? kThickSolidMargin : kCoarseMargin;
       if (static_cast<int>(found.eigenvalues.size()) == request.modes &&
-          margin * highest_hz < 0.9 * sized.resolved_frequency_hz)
+          margin * highest_hz < 0.9 * weyl_hz)
         sizing_hz = margin * highest_hz;
     } catch (const Error&) {
       // No estimate: the mesh stays sized by Weyl's law.
     }
   }
-  if (!sizing_hz && sized_mesh) *sized_mesh = std::move(sized);
+  if (!sizing_hz && sized_mesh && sized) *sized_mesh = std::move(*sized);
   r.timer.stop();
   if (sizing_hz)
     notice(fmt::format("a coarse pass puts mode {} near {:.0f} Hz: mesh sized for {:.0f} Hz",
@@ -207,7 +224,8 @@ namespace {
 
 // The whole analysis from a tet-mesh source: sizing (coarse pass), meshing, solve, and one
 // refinement when the modes asked reach above what the mesh was sized for.
-ModalModel analyze_source(const TetMeshSource& source, const AnalysisOptions& o, AnalysisReport* report) {
+ModalModel analyze_source(const TetMeshSource& source, const AnalysisOptions& o, AnalysisReport* report,
+                          const SurfaceMesh* surface = nullptr) {
   check_analysis_options(o);
   AnalysisReport local;
   AnalysisReport& r = report ? *report : local;
@@ -222,7 +240,7 @@ ModalModel analyze_source(const TetMeshSource& source, const AnalysisOptions& o,
   std::optional<TetMesh> sized_mesh;
   if (o.resolution == "modes" && !o.max_tet_volume_m3)
     mesh_options.sizing_frequency_hz =
-        coarse_pass_sizing_hz(source, o, material, request, mesh_options, r, &sized_mesh);
+        coarse_pass_sizing_hz(source, o, material, request, mesh_options, r, &sized_mesh, surface);
 
   ModalModel model;
   ModalAnalysisResult modes;
@@ -251,9 +269,25 @@ ModalModel analyze_source(const TetMeshSource& source, const AnalysisOptions& o,
 ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
   if (is_modal_model_path(o.input)) throw Error(fmt::format("{} is a model file, not a mesh", o.input));
   const Material material = resolve_material(o);
+  if (is_tet_mesh_path(o.input))
+    return analyze_source(
+        [&](const MeshInputOptions& mesh, StageTimer* timer) { return load_tet_mesh(o.input, material, mesh, timer); },
+        o, report);
+  // A surface is read and checked once; the coarse pass and each meshing start from it.
+  AnalysisReport local;
+  AnalysisReport& r = report ? *report : local;
+  check_analysis_options(o);
+  const MeshInputOptions read = mesh_input_options(o);
+  check_mesh_input(o.input, read);
+  r.timer.start("read mesh");
+  const SurfaceMesh surface = read_checked_surface_mesh(o.input, read.scale, read.repair);
+  r.timer.stop();
   return analyze_source(
-      [&](const MeshInputOptions& mesh, StageTimer* timer) { return load_tet_mesh(o.input, material, mesh, timer); },
-      o, report);
+      [&](const MeshInputOptions& mesh, StageTimer* timer) {
+        StageTimer unused;
+        return mesh_surface(surface, material, mesh, timer ? *timer : unused);
+      },
+      o, &r, &surface);
 }
 
 namespace {
@@ -286,7 +320,7 @@ ModalModel analyze(const SurfaceMesh& surface, const AnalysisOptions& options, A
         StageTimer local;
         return mesh_surface(checked, material, mesh, timer ? *timer : local);
       },
-      o, report);
+      o, report, &checked);
 }
 
 ModalModel analyze(const TetMesh& tets, const AnalysisOptions& options, AnalysisReport* report) {

@@ -68,7 +68,8 @@ std::optional<double> refinement_frequency_hz(const ModalAnalysisResult& modes,
 // The frequency to size the mesh for, from a coarse pass that solves the N modes on a coarse
 // interior — when the mesh sized by Weyl's law would be large and the pass shows it can be
 // coarser. None: keep Weyl's sizing; then `sized_mesh` (when given) receives the Weyl-sized
-// mesh the pass made, when it made one, so it is not meshed twice.
+// mesh the pass made, when it made one, so it is not meshed twice. With the input `surface`
+// the Weyl-sized mesh's size is estimated from it, and the mesh is made only when small.
 // Where the analysis gets its tet mesh for given mesh options: a file read and meshed, or a
 // surface in memory meshed.
 using TetMeshSource = std::function<TetMesh(const MeshInputOptions&, StageTimer*)>;
@@ -79,7 +80,8 @@ std::optional<double> coarse_pass_sizing_hz(const TetMeshSource& source,
                                             const ModalAnalysisRequest& request,
                                             const MeshInputOptions& mesh_options,
                                             AnalysisReport& report,
-                                            std::optional<TetMesh>* sized_mesh = nullptr);
+                                            std::optional<TetMesh>* sized_mesh = nullptr,
+                                            const SurfaceMesh* surface = nullptr);
 
 // The whole analysis of a mesh file (options.input), always solved (a model file is an error).
 ModalModel analyze_mesh(const AnalysisOptions& options, AnalysisReport* report = nullptr);

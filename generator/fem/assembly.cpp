@@ -75,10 +75,10 @@ void scatter_elements(const FemMesh& mesh, const LowerPattern& p, ElementFn elem
 #pragma omp parallel
   {
     Eigen::Matrix<double, D, D> ke, me;
-    TetCorners x;
+    Eigen::Matrix<double, Nodes, 3> x;  // every node: a curved P2 element's edge nodes matter
 #pragma omp for schedule(static)
     for (int t = 0; t < count; ++t) {
-      for (int c = 0; c < 4; ++c) x.row(c) = mesh.nodes.row(mesh.elements(t, c));
+      for (int c = 0; c < Nodes; ++c) x.row(c) = mesh.nodes.row(mesh.elements(t, c));
       element_fn(x, ke, me);
       for (int r = 0; r < Nodes; ++r)
         for (int s = 0; s < Nodes; ++s) {
@@ -135,7 +135,7 @@ FemMatrices assemble_fem_matrices(const FemMesh& mesh, const Material& material)
                         k, m);
   else
     scatter_elements<10>(mesh, pattern,
-                         [&](const TetCorners& x, auto& ke, auto& me) {
+                         [&](const P2Nodes& x, auto& ke, auto& me) {
                            p2_element_matrices(x, lambda, mu, rho, ke, me);
                          },
                          k, m);

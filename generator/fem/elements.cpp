@@ -2,6 +2,9 @@
 
 #include <Eigen/LU>
 
+#include <cmath>
+#include <vector>
+
 #include "fem/fem_mesh.hpp"
 
 namespace mesh2dsp {
@@ -97,6 +100,108 @@ void p2_element_matrices(const TetCorners& x, double lambda, double mu, double d
       s(4 + e, 4 + f) = e == f ? 32 : (shared == 1 ? 16 : 8);
     }
   expand_scalar_mass<10>(s * (density * volume / 420.0), mass);
+}
+
+namespace {
+
+// Keast's 14-point rule of degree 5 on the tetrahedron (P. Keast, "Moderate-degree tetrahedral
+// quadrature formulas", 1986): barycentric points and weights summing to 1 (× the volume).
+struct QuadraturePoint {
+  double L[4];
+  double weight;
+};
+std::vector<QuadraturePoint> keast14() {
+  std::vector<QuadraturePoint> rule;
+  const double a1 = 0.0927352503108912, w1 = 0.0734930431163619;
+  const double a2 = 0.3108859192633006, w2 = 0.1126879257180162;
+  const double b = 0.4544962958743504, c = 0.0455037041256496, w3 = 0.0425460207770812;
+  for (const auto [a, w] : {std::pair{a1, w1}, std::pair{a2, w2}})
+    for (int k = 0; k < 4; ++k) {
+      QuadraturePoint q{{a, a, a, a}, w};
+      q.L[k] = 1 - 3 * a;
+      rule.push_back(q);
+    }
+  for (int e = 0; e < 6; ++e) {
+    QuadraturePoint q{{c, c, c, c}, w3};
+    q.L[kTetEdges[e][0]] = b;
+    q.L[kTetEdges[e][1]] = b;
+    rule.push_back(q);
+  }
+  return rule;
+}
+const std::vector<QuadraturePoint>& quadrature() {
+  static const std::vector<QuadraturePoint> rule = keast14();
+  return rule;
+}
+
+// Shape functions and their derivatives in the reference coordinates ξ = (L1, L2, L3) (L0 =
+// 1 − ξ₁ − ξ₂ − ξ₃) at barycentric point L.
+void p2_shape(const double* L, Eigen::Matrix<double, 10, 1>& n, Eigen::Matrix<double, 10, 3>& dn) {
+  Eigen::Matrix<double, 10, 4> dL;  // ∂N/∂L_k, the L_k taken as independent
+  dL.setZero();
+  for (int a = 0; a < 4; ++a) {
+    n[a] = L[a] * (2 * L[a] - 1);
+    dL(a, a) = 4 * L[a] - 1;
+  }
+  for (int e = 0; e < 6; ++e) {
+    const int i = kTetEdges[e][0], j = kTetEdges[e][1];
+    n[4 + e] = 4 * L[i] * L[j];
+    dL(4 + e, i) = 4 * L[j];
+    dL(4 + e, j) = 4 * L[i];
+  }
+  for (int k = 0; k < 3; ++k) dn.col(k) = dL.col(k + 1) - dL.col(0);
+}
+
+bool edge_nodes_at_midpoints(const P2Nodes& x) {
+  const double scale = (x.topRows<4>().colwise().maxCoeff() - x.topRows<4>().colwise().minCoeff()).norm();
+  for (int e = 0; e < 6; ++e)
+    if ((x.row(4 + e) - 0.5 * (x.row(kTetEdges[e][0]) + x.row(kTetEdges[e][1]))).norm() > 1e-12 * scale)
+      return false;
+  return true;
+}
+
+}  // namespace
+
+void p2_element_matrices(const P2Nodes& x, double lambda, double mu, double density,
+                         Eigen::Matrix<double, 30, 30>& stiffness,
+                         Eigen::Matrix<double, 30, 30>& mass) {
+  if (edge_nodes_at_midpoints(x)) {
+    p2_element_matrices(TetCorners(x.topRows<4>()), lambda, mu, density, stiffness, mass);
+    return;
+  }
+  stiffness.setZero();
+  Eigen::Matrix<double, 10, 10> scalar_mass = Eigen::Matrix<double, 10, 10>::Zero();
+  Eigen::Matrix<double, 10, 1> n;
+  Eigen::Matrix<double, 10, 3> dn;
+  for (const auto& q : quadrature()) {
+    p2_shape(q.L, n, dn);
+    const Eigen::Matrix3d J = x.transpose() * dn;  // ∂x/∂ξ
+    const double det = J.determinant();
+    const double weight = q.weight * det / 6.0;   // the reference tetrahedron's volume is 1/6
+    const Eigen::Matrix<double, 10, 3> g = dn * J.inverse();  // rows: ∇N_a
+    add_isotropic_stiffness<10>(g, weight, lambda, mu, stiffness);
+    scalar_mass += (density * weight) * n * n.transpose();
+  }
+  expand_scalar_mass<10>(scalar_mass, mass);
+}
+
+double p2_min_jacobian_ratio(const P2Nodes& x) {
+  Eigen::Matrix<double, 4, 3> gL;
+  const double straight = 6 * barycentric_gradients(TetCorners(x.topRows<4>()), gL);
+  double worst = INFINITY;
+  Eigen::Matrix<double, 10, 1> n;
+  Eigen::Matrix<double, 10, 3> dn;
+  auto check = [&](const double* L) {
+    p2_shape(L, n, dn);
+    worst = std::min(worst, (x.transpose() * dn).determinant() / straight);
+  };
+  for (int a = 0; a < 4; ++a) {
+    double L[4] = {0, 0, 0, 0};
+    L[a] = 1;
+    check(L);
+  }
+  for (const auto& q : quadrature()) check(q.L);
+  return worst;
 }
 
 }  // namespace mesh2dsp

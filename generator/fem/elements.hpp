@@ -6,6 +6,7 @@
 namespace mesh2dsp {
 
 using TetCorners = Eigen::Matrix<double, 4, 3>;
+using P2Nodes = Eigen::Matrix<double, 10, 3>;  // corners, then edge nodes in FemMesh order
 
 // Gradients of the four barycentric coordinates (rows) and the signed volume.
 double barycentric_gradients(const TetCorners& x, Eigen::Matrix<double, 4, 3>& grad);
@@ -20,5 +21,17 @@ void p1_element_matrices(const TetCorners& x, double lambda, double mu, double d
 void p2_element_matrices(const TetCorners& x, double lambda, double mu, double density,
                          Eigen::Matrix<double, 30, 30>& stiffness,
                          Eigen::Matrix<double, 30, 30>& mass);
+
+// P2 on an element whose edge nodes may lie off their edges' midpoints (a curved boundary that
+// follows the input surface): isoparametric, integrated with a 14-point degree-5 rule. An
+// element whose edge nodes are all at the midpoints gets the straight-sided matrices above.
+void p2_element_matrices(const P2Nodes& x, double lambda, double mu, double density,
+                         Eigen::Matrix<double, 30, 30>& stiffness,
+                         Eigen::Matrix<double, 30, 30>& mass);
+
+// The smallest Jacobian determinant of the element's quadratic map over its corners and the
+// degree-5 rule's points, divided by that of its straight-sided (corner) map: 1 for a straight
+// element, ≤ 0 for one that folds over.
+double p2_min_jacobian_ratio(const P2Nodes& x);
 
 }  // namespace mesh2dsp

@@ -14,11 +14,17 @@ struct FemMesh {
   Eigen::MatrixXi elements;  // t × 4 (P1) or t × 10 (P2): corners 0-3, then edge nodes on
                              // (0,1) (1,2) (0,2) (0,3) (1,3) (2,3)
   int corner_count = 0;
+  // P2 boundary edge nodes moved from their edge's midpoint onto the input surface.
+  int curved_edges = 0;
 };
 
 // The local corner pairs of the six P2 edge nodes, in element order.
 inline constexpr int kTetEdges[6][2] = {{0, 1}, {1, 2}, {0, 2}, {0, 3}, {1, 3}, {2, 3}};
 
+// P2: when the tet mesh's boundary approximates an input surface (TetMesh::input_faces), the
+// edge nodes of boundary edges are placed on that surface (isoparametric curved boundary), so
+// coarse elements follow its curvature; an edge whose node would move by more than a third of
+// its length, or fold an element, stays straight.
 FemMesh make_fem_mesh(const TetMesh& tets, int order);
 
 }  // namespace mesh2dsp

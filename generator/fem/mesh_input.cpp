@@ -12,6 +12,7 @@
 #include "fem/resolution.hpp"
 #include "fem/surface_remesh.hpp"
 #include "fem/tetgen_files.hpp"
+#include "fem/volume_mesh.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
 
@@ -39,6 +40,14 @@ double choose_sizing_frequency_hz(const SurfaceMesh& surface, const Material& ma
 // plate refined to 1.5x is within 1 % of Mindlin's theory at a sixth of the elements of 1x.
 constexpr double kRefineSurfaceAbove = 2.0;
 constexpr double kRefinedSurfaceEdge = 1.5;
+// A surface whose mean edge is below this fraction of the needed element edge is too fine to
+// keep: the volume is meshed for the physics (fem/volume_mesh.hpp).
+constexpr double kCoarsenSurfaceBelow = 0.5;
+// How far the boundary of a physics-sized mesh may leave the input: a fraction of the local
+// wall and of the object's size (a chord's sag; curved quadratic elements follow the input
+// between their corners).
+constexpr double kBoundaryDistancePerWall = 0.02;
+constexpr double kBoundaryDistancePerSize = 1e-3;
 
 std::string deviation_text(const SurfaceDeviation& d) {
   return fmt::format("max deviation {:.3g} mm, volume change {:+.3f} %", 1e3 * d.max_distance_m,
@@ -110,6 +119,47 @@ int overlong_surface_triangles(const SurfaceMesh& surface, double max_tet_volume
   return count;
 }
 
+// A volume mesh of the input's domain sized by the physics (fem/volume_mesh.hpp): elements
+// from the wavelength at `sizing_hz` and the local wall thickness, the boundary within a
+// small distance of the input.
+TetMesh physics_sized_mesh(const SurfaceMesh& input, const Material& material, double sizing_hz,
+                           double heard_wavelength_m, const MeshInputOptions& options,
+                           StageTimer& t, const std::string& why) {
+  t.start("volume meshing");
+  Progress progress("volume meshing");
+  progress.update(0.0, fmt::format("{} input vertices", input.vertices.rows()));
+  const double diagonal_m =
+      (input.vertices.colwise().maxCoeff() - input.vertices.colwise().minCoeff()).norm();
+  VolumeMeshOptions v;
+  const std::optional<double> fixed_edge_m =
+      options.max_tet_volume_m3
+          ? std::optional<double>(std::cbrt(6 * std::sqrt(2.0) * *options.max_tet_volume_m3))
+          : std::nullopt;
+  v.edge_length_m = [&](double wall_m) {
+    return fixed_edge_m ? *fixed_edge_m : element_edge_length(material, sizing_hz, wall_m);
+  };
+  // A mode moves by about the relative change of the dimension that sets it: a wall's
+  // thickness for a shell's bending, the size for a solid; the wavelength heard bounds it too.
+  v.max_boundary_distance_m = [&](double wall_m) {
+    if (options.rough_boundary) return 0.1 * v.edge_length_m(wall_m);
+    return std::min({kBoundaryDistancePerWall * wall_m, kBoundaryDistancePerSize * diagonal_m,
+                     heard_wavelength_m / 100});
+  };
+  TetMesh mesh = mesh_volume(input, v);
+  const SurfaceDeviation deviation =
+      surface_deviation(input, SurfaceMesh{mesh.vertices.topRows(mesh.surface_vertex_count), mesh.surface_faces});
+  progress.finish(fmt::format("{} tetrahedra", mesh.tets.rows()));
+  t.stop();
+  notice(fmt::format(
+      "{}: the volume was meshed for the physics ({} tetrahedra, {} surface vertices from the "
+      "input's {}; the boundary within {:.3g} mm of the input, volume change {:+.3f} %); "
+      "--keep-surface keeps the input's triangles",
+      why, mesh.tets.rows(), mesh.surface_vertex_count, input.vertices.rows(),
+      1e3 * deviation.max_distance_m, 100 * deviation.relative_volume_change));
+  mesh.input_faces = input.faces;
+  return mesh;
+}
+
 }  // namespace
 
 TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
@@ -122,10 +172,25 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
   // kept a 1.5 m scan's 12 mm surface for 300 modes: 871 k DOF and 24 GB, where a 28 mm remesh
   // moves it by 1.4 mm, λ/190 at its 300th mode.)
   const double analysed_hz = sizing_hz < options.fmax_hz ? sizing_hz / kResolutionMargin : sizing_hz;
+  // The element edge the analysis needs: that of the volume bound when one is given.
+  const double needed_edge_m = options.max_tet_volume_m3
+                                   ? std::cbrt(6 * std::sqrt(2.0) * *options.max_tet_volume_m3)
+                                   : default_edge_length(input, material, sizing_hz);
+  // A surface much finer than the analysis needs (a scan, a CAD export, a finely drawn asset):
+  // its triangles would set the size of the analysis. Mesh the volume for the physics instead.
+  const bool free_surface = !options.keep_surface && !options.surface_edge_m;
+  if (free_surface && mean_edge_length(input) < kCoarsenSurfaceBelow * needed_edge_m) {
+    TetMesh mesh = physics_sized_mesh(input, material, sizing_hz, shear_speed / analysed_hz, options, t,
+                                      fmt::format("the surface (mean edge {:.2f} mm) is finer than the "
+                                                  "{:.2f} mm the analysis needs",
+                                                  1e3 * mean_edge_length(input), 1e3 * needed_edge_m));
+    mesh.resolved_frequency_hz = sizing_hz;
+    check_tet_quality(mesh, kRejectTetQuality);
+    return mesh;
+  }
   Eigen::MatrixXd input_vertices;
   const SurfaceMesh surface =
-      analysis_surface(input, default_edge_length(input, material, sizing_hz),
-                       shear_speed / analysed_hz, options, t, input_vertices);
+      analysis_surface(input, needed_edge_m, shear_speed / analysed_hz, options, t, input_vertices);
 
   t.start("tetrahedralization");
   Progress progress("tetrahedralization");
@@ -139,7 +204,21 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
   // elements make TetGen split its triangles then.
   const bool overlong = !options.surface_edge_m &&
                         overlong_surface_triangles(surface, *tet_options.max_tet_volume_m3) > 0;
-  if (tet_quality_report(mesh, kRejectTetQuality).near_degenerate > 0 || overlong) {
+  const bool slivers = tet_quality_report(mesh, kRejectTetQuality).near_degenerate > 0;
+  if ((slivers || overlong) && free_surface && input_vertices.rows() == 0) {
+    // Sliver or long surface triangles that the elements cannot follow (CAD and STL exports):
+    // a volume mesh of the same domain does not depend on them.
+    t.stop();
+    progress.finish("");
+    TetMesh physics = physics_sized_mesh(
+        input, material, sizing_hz, shear_speed / analysed_hz, options, t,
+        slivers ? "the surface has sliver triangles that would give flat elements"
+                : "the surface has triangles too long for the elements the analysis needs");
+    physics.resolved_frequency_hz = sizing_hz;
+    check_tet_quality(physics, kRejectTetQuality);
+    return physics;
+  }
+  if (slivers || overlong) {
     // Sliver surface triangles (CAD and STL exports) force flat tetrahedra when the surface is
     // kept triangle for triangle, and long ones stop TetGen from refining next to them (a
     // 60 mm prong drawn with 60 mm triangles came out as 48 elements, its modes 19 % high):
@@ -153,6 +232,7 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
         "them with {} points on the surface (the shape is unchanged)",
         mesh.surface_steiner_points));
   }
+  if (input_vertices.rows() > 0) mesh.input_faces = input.faces;
   mesh.input_vertices = std::move(input_vertices);
   mesh.resolved_frequency_hz = sizing_hz;
   progress.finish(fmt::format("{} tetrahedra", mesh.tets.rows()));
@@ -161,19 +241,26 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
   return mesh;
 }
 
-TetMesh load_tet_mesh(const std::filesystem::path& path, const Material& material,
-                      const MeshInputOptions& options, StageTimer* timer) {
+bool is_tet_mesh_path(const std::filesystem::path& path) {
+  auto ext = path.extension().string();
+  for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".node" || ext == ".ele" || ext == ".msh";
+}
+
+void check_mesh_input(const std::filesystem::path& path, const MeshInputOptions& options) {
   if (!(options.scale > 0) || !std::isfinite(options.scale))
     throw Error(fmt::format("--scale must be a positive number (got {})", options.scale));
   if (options.max_tet_volume_m3 && !(*options.max_tet_volume_m3 > 0))
     throw Error(fmt::format("--max-tet-volume must be positive (got {})", *options.max_tet_volume_m3));
   if (!std::filesystem::exists(path)) throw Error(fmt::format("{}: no such file", path.string()));
+}
+
+TetMesh load_tet_mesh(const std::filesystem::path& path, const Material& material,
+                      const MeshInputOptions& options, StageTimer* timer) {
+  check_mesh_input(path, options);
   StageTimer local;
   StageTimer& t = timer ? *timer : local;
-  auto ext = path.extension().string();
-  for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-
-  if (ext == ".node" || ext == ".ele" || ext == ".msh") {
+  if (is_tet_mesh_path(path)) {
     t.start("read mesh");
     auto file = read_tet_mesh_file(path, options.scale);
     notice_implausible_size(file.vertices, options.scale);

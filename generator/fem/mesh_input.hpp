@@ -26,6 +26,9 @@ struct MeshInputOptions {
   std::optional<double> surface_edge_m;
   bool keep_surface = false;
   bool repair = false;  // --repair: repair_surface() before the checks
+  // Only the frequencies are wanted (the coarse pass): a volume meshed for the physics may
+  // leave the input by a tenth of its element edge instead of the analysis's tight bound.
+  bool rough_boundary = false;
 };
 
 // A checked surface → the tet mesh for the analysis: sized for the frequency asked, the surface
@@ -33,6 +36,12 @@ struct MeshInputOptions {
 // split by TetGen. Throws mesh2dsp::Error.
 TetMesh mesh_surface(const SurfaceMesh& surface, const Material& material,
                      const MeshInputOptions& options, StageTimer& timer);
+
+// The options' and the file's own checks before reading (scale, volume bound, existence).
+void check_mesh_input(const std::filesystem::path& path, const MeshInputOptions& options);
+
+// True for the tet mesh files read as they are (TetGen .node/.ele, Gmsh .msh; any case).
+bool is_tet_mesh_path(const std::filesystem::path& path);
 
 // Throws mesh2dsp::Error naming the file and the problem. When the surface was remeshed,
 // TetMesh::input_vertices holds the vertices as read, so `vertex:I` can still name them.

@@ -30,13 +30,16 @@ double plate_bending_wavelength_m(const Material& m, double thickness_m, double 
   return std::sqrt(2 * M_PI * c_pl * thickness_m / (std::sqrt(12.0) * frequency_hz));
 }
 
-double default_edge_length(const SurfaceMesh& surface, const Material& m, double frequency_hz) {
+double element_edge_length(const Material& m, double frequency_hz, double wall_m) {
   const double shear_wavelength_m = shear_wave_speed_m_s(m) / frequency_hz;
-  const double thickness_m = thickness_measure(surface);
   const double through_thickness_m =
-      std::max(thickness_m / 2.0,
-               plate_bending_wavelength_m(m, 2.0 / 3.0 * thickness_m, frequency_hz) / 14.0);
+      std::max(0.75 * wall_m, plate_bending_wavelength_m(m, wall_m, frequency_hz) / 14.0);
   return std::min(shear_wavelength_m / 3.0, through_thickness_m);
+}
+
+double default_edge_length(const SurfaceMesh& surface, const Material& m, double frequency_hz) {
+  // 3V/A is 1.5 × the wall of a plate or shell.
+  return element_edge_length(m, frequency_hz, 2.0 / 3.0 * thickness_measure(surface));
 }
 
 double default_max_tet_volume(const SurfaceMesh& surface, const Material& m, double frequency_hz) {

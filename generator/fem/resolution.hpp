@@ -38,6 +38,10 @@ double weyl_frequency_hz(double volume_m3, const Material& material, double mode
 // with h = 2V/A (exact for a plate, smaller than the thickness for bars: the safe side).
 double plate_bending_wavelength_m(const Material& material, double thickness_m, double frequency_hz);
 double default_edge_length(const SurfaceMesh& surface, const Material& material, double frequency_hz);
+// The same rule for a wall of thickness `wall_m` (the local thickness of a part, where the
+// above takes the whole body's 2/3 · 3V/A, the wall of a plate or shell): min(λ_s/3,
+// max(¾·wall, λ_b(wall)/14)).
+double element_edge_length(const Material& material, double frequency_hz, double wall_m);
 
 // The TetGen volume bound for that edge: the volume of a regular tetrahedron.
 double default_max_tet_volume(const SurfaceMesh& surface, const Material& material,

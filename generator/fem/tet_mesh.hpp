@@ -17,6 +17,10 @@ struct TetMesh {
   // The surface vertices as read when the surface was remeshed before meshing (empty when the
   // input surface was kept: then surface vertex i is input vertex i).
   Eigen::MatrixXd input_vertices;
+  // The input's triangles over input_vertices, when the analysis surface only approximates
+  // the input (a volume mesh sized by the physics, a remesh): quadratic elements then place
+  // their boundary edge nodes on it (fem_mesh.hpp). Empty: the boundary is the input's own.
+  Eigen::MatrixXi input_faces;
   // The highest frequency the mesh was sized to resolve, Hz (0: not known, a tet mesh file).
   double resolved_frequency_hz = 0;
   // Points TetGen added on the surface to mesh sliver triangles (0 when it kept it as it was).

@@ -11,6 +11,7 @@
 
 #include "fem/surface_mesh.hpp"
 #include "util/error.hpp"
+#include "util/progress.hpp"
 
 namespace mesh2dsp {
 namespace {
@@ -132,7 +133,17 @@ std::vector<int> select_excitation_vertices(const std::string& spec, const TetMe
         throw Error(fmt::format("--excite: vertex {} does not exist (the mesh has {} vertices)",
                                 item, count));
       if (remeshed) {
-        out.push_back(nearest_surface_vertex(mesh, surface, mesh.input_vertices.row(static_cast<int>(v))));
+        const Eigen::Vector3d asked = mesh.input_vertices.row(static_cast<int>(v));
+        const int nearest = nearest_surface_vertex(mesh, surface, asked);
+        const double distance_m = (mesh.vertices.row(nearest).transpose() - asked).norm();
+        const double size_m =
+            (mesh.vertices.colwise().maxCoeff() - mesh.vertices.colwise().minCoeff()).norm();
+        if (distance_m > 0.01 * size_m)
+          notice(fmt::format(
+              "--excite: input vertex {} is {:.3g} mm from the nearest vertex of the analysis "
+              "surface ({}), where it is struck; --keep-surface keeps the input's vertices",
+              item, 1e3 * distance_m, nearest));
+        out.push_back(nearest);
         continue;
       }
       if (!surface[static_cast<int>(v)])

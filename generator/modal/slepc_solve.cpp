@@ -283,12 +283,12 @@ double assemble_distributed(const FemMesh* mesh, const std::vector<int>* dof_map
   Eigen::MatrixXd ke(d, d), me(d, d);
   for (int e = 0; e < local_elements; ++e) {
     element_rows(e);
-    TetCorners x;
-    for (int c = 0; c < 4; ++c)
+    P2Nodes x = P2Nodes::Zero();
+    for (int c = 0; c < per; ++c)
       for (int i = 0; i < 3; ++i) x(c, i) = nodes[3 * local[per * e + c] + i];
     if (per == 4) {
       Eigen::Matrix<double, 12, 12> ks, ms;
-      p1_element_matrices(x, setup.lame_lambda, setup.lame_mu, setup.density, ks, ms);
+      p1_element_matrices(TetCorners(x.topRows<4>()), setup.lame_lambda, setup.lame_mu, setup.density, ks, ms);
       ke = ks;
       me = ms;
     } else {

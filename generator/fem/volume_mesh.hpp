@@ -1,0 +1,44 @@
+#pragma once
+// A volume mesh sized by the physics, not by the input's triangles: Delaunay refinement of the
+// domain the closed input surface bounds (CGAL Mesh_3), with an element size that comes from the
+// wavelength and the local thickness, a bound on how far the boundary may leave the input, and
+// the input's sharp creases kept as protected feature edges. Its surface vertices lie on the
+// input surface, and every element is well shaped by construction (no self-intersection, no
+// slivers after exudation), whatever the input's triangles are: a scan's 14 000 vertices, a CAD
+// export's slivers or a quad-dominant scan fan-triangulated.
+#include <functional>
+
+#include "fem/surface_mesh.hpp"
+#include "fem/tet_mesh.hpp"
+
+namespace mesh2dsp {
+
+// The wall thickness at each vertex of a closed, outward surface, m: the distance from the
+// vertex along its inward normal to the first other face hit (a ray cast through the body).
+// Where nothing is hit (a ray grazing out of an open corner), the body's thickness measure
+// 3·V/A stands in. Scan noise makes single rays jumpy, so each value is the median of the
+// vertex's own ray and its neighbours'.
+Eigen::VectorXd local_thickness(const SurfaceMesh& surface);
+
+struct VolumeMeshOptions {
+  // The largest element edge wanted at a point, m, given the local wall thickness there (m):
+  // the wavelength's and the thickness's rules (fem/resolution.hpp). Called often: keep it cheap.
+  std::function<double(double thickness_m)> edge_length_m;
+  // How far the boundary of the mesh may leave the input surface at a point, given the local
+  // thickness there, m (Mesh_3's facet distance: the sag of a boundary facet).
+  std::function<double(double thickness_m)> max_boundary_distance_m;
+  // Creases whose faces' normals turn by more than this are kept as edges of the mesh.
+  double feature_angle_deg = 60;
+};
+
+// The tetrahedra of the domain bounded by `surface` (closed, outward, not self-intersecting:
+// check_and_orient_surface). The surface vertices of the result come first
+// (TetMesh::surface_vertex_count), its boundary triangles are TetMesh::surface_faces, and
+// TetMesh::input_vertices holds the input's vertices (so `vertex:I` can still name them).
+// Throws mesh2dsp::Error when the domain yields no element.
+TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options);
+
+// The point of `surface` nearest to each row of `points` (for curved quadratic boundaries).
+Eigen::MatrixXd nearest_surface_points(const SurfaceMesh& surface, const Eigen::MatrixXd& points);
+
+}  // namespace mesh2dsp

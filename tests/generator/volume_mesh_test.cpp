@@ -1,0 +1,212 @@
+// Volume meshes sized by the physics (fem/volume_mesh.hpp) and curved quadratic boundaries
+// (fem/fem_mesh.hpp, fem/elements.hpp): the mesh follows the input within its bound, its
+// elements are sound whatever the input's triangles, and curved elements integrate exactly what
+// straight ones do.
+#include <gtest/gtest.h>
+
+#include <Eigen/Geometry>
+
+#include <cmath>
+#include <filesystem>
+
+#include "analysis/analysis.hpp"
+#include "fem/assembly.hpp"
+#include "fem/elements.hpp"
+#include "fem/fem_mesh.hpp"
+#include "fem/mesh_input.hpp"
+#include "fem/surface_mesh.hpp"
+#include "fem/volume_mesh.hpp"
+#include "modal/modal_model.hpp"
+#include "test_meshes.hpp"
+
+using namespace mesh2dsp;
+
+namespace {
+
+// An icosphere-like UV sphere of radius r with `n` rings: finely and unevenly tessellated
+// (fans at the poles, long thin triangles near them), like an exported asset.
+SurfaceMesh uv_sphere(double r, int rings, int segments) {
+  test::TestSurface s;
+  const int north = s.add(0, 0, r);
+  for (int i = 1; i < rings; ++i) {
+    const double theta = M_PI * i / rings;
+    for (int j = 0; j < segments; ++j) {
+      const double phi = 2 * M_PI * j / segments;
+      s.add(r * std::sin(theta) * std::cos(phi), r * std::sin(theta) * std::sin(phi), r * std::cos(theta));
+    }
+  }
+  const int south = s.add(0, 0, -r);
+  auto at = [&](int ring, int j) { return 1 + (ring - 1) * segments + (j % segments); };
+  for (int j = 0; j < segments; ++j) s.tri(north, at(1, j), at(1, j + 1));
+  for (int i = 1; i + 1 < rings; ++i)
+    for (int j = 0; j < segments; ++j) {
+      s.tri(at(i, j), at(i + 1, j), at(i + 1, j + 1));
+      s.tri(at(i, j), at(i + 1, j + 1), at(i, j + 1));
+    }
+  for (int j = 0; j < segments; ++j) s.tri(south, at(rings - 1, j + 1), at(rings - 1, j));
+  SurfaceMesh m;
+  m.vertices.resize(static_cast<int>(s.vertices.size()), 3);
+  for (size_t i = 0; i < s.vertices.size(); ++i) m.vertices.row(static_cast<int>(i)) = s.vertices[i].transpose();
+  m.faces.resize(static_cast<int>(s.faces.size()), 3);
+  for (size_t f = 0; f < s.faces.size(); ++f) m.faces.row(static_cast<int>(f)) = s.faces[f].transpose();
+  check_and_orient_surface(m);
+  return m;
+}
+
+double total_volume(const TetMesh& m) {
+  double v = 0;
+  for (int t = 0; t < m.tets.rows(); ++t) v += signed_tet_volume(m.vertices, m.tets, t);
+  return v;
+}
+
+VolumeMeshOptions uniform(double edge_m, double distance_m) {
+  VolumeMeshOptions o;
+  o.edge_length_m = [=](double) { return edge_m; };
+  o.max_boundary_distance_m = [=](double) { return distance_m; };
+  return o;
+}
+
+}  // namespace
+
+TEST(Quadrature, CurvedP2MatricesEqualTheStraightOnesOnAStraightElement) {
+  // The isoparametric path, forced by a tiny displacement of one edge node, against the closed
+  // form: the degree-5 rule integrates the straight element's quadratic and quartic integrands
+  // exactly, so they agree to the displacement's order.
+  P2Nodes x;
+  x.topRows<4>() << 0.1, -0.2, 0.05, 1.3, 0.1, -0.1, 0.2, 0.9, 0.3, -0.1, 0.2, 1.1;
+  for (int e = 0; e < 6; ++e) x.row(4 + e) = 0.5 * (x.row(kTetEdges[e][0]) + x.row(kTetEdges[e][1]));
+  Eigen::Matrix<double, 30, 30> ks, ms, kc, mc;
+  p2_element_matrices(TetCorners(x.topRows<4>()), 2.0, 1.5, 3.0, ks, ms);
+  P2Nodes nudged = x;
+  nudged(4, 0) += 1e-9;
+  p2_element_matrices(nudged, 2.0, 1.5, 3.0, kc, mc);
+  EXPECT_LT((kc - ks).norm(), 1e-6 * ks.norm());
+  EXPECT_LT((mc - ms).norm(), 1e-6 * ms.norm());
+  EXPECT_NEAR(p2_min_jacobian_ratio(x), 1.0, 1e-12);
+}
+
+TEST(Quadrature, ACurvedElementIntegratesItsOwnVolumeAndRigidMotions) {
+  // A reference tetrahedron whose edge node on (0,1) bulges outward: volume from the mass
+  // matrix (uᵀMu for a translation = ρ·volume) equals the divergence-theorem volume of the
+  // quadratic map, and rigid motions carry no strain energy.
+  P2Nodes x;
+  x.topRows<4>() << 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1;
+  for (int e = 0; e < 6; ++e) x.row(4 + e) = 0.5 * (x.row(kTetEdges[e][0]) + x.row(kTetEdges[e][1]));
+  const double bulge = 0.1;
+  x(4, 1) -= bulge;  // the (0,1) edge node moves out of the element, away from vertex 2
+  Eigen::Matrix<double, 30, 30> k, m;
+  p2_element_matrices(x, 1.0, 1.0, 1.0, k, m);
+  Eigen::Matrix<double, 30, 1> ux = Eigen::Matrix<double, 30, 1>::Zero();
+  for (int a = 0; a < 10; ++a) ux(3 * a) = 1;
+  // uᵀMu for a translation is ρ∫det J over the reference element. det J of the quadratic map is
+  // cubic, so the element's degree-5 rule must match an independent high-order conical
+  // product rule (Gauss–Legendre collapsed onto the tetrahedron).
+  double exact = 0;
+  {
+    const int q = 12;
+    std::vector<double> gx(q), gw(q);
+    // Gauss–Legendre nodes on [0,1] by Newton on P_q.
+    for (int i = 0; i < q; ++i) {
+      double z = std::cos(M_PI * (i + 0.75) / (q + 0.5)), pp = 0;
+      for (int it = 0; it < 100; ++it) {
+        double p1 = 1, p2 = 0;
+        for (int k = 1; k <= q; ++k) {
+          const double p3 = p2;
+          p2 = p1;
+          p1 = ((2 * k - 1) * z * p2 - (k - 1) * p3) / k;
+        }
+        pp = q * (z * p1 - p2) / (z * z - 1);
+        z -= p1 / pp;
+      }
+      gx[i] = 0.5 * (1 - z);
+      gw[i] = 1.0 / ((1 - z * z) * pp * pp) * 2 * 0.5;
+    }
+    for (int a = 0; a < q; ++a)
+      for (int b = 0; b < q; ++b)
+        for (int c = 0; c < q; ++c) {
+          // Collapse the cube to the tet: ξ1 = u, ξ2 = v(1−u), ξ3 = w(1−u)(1−v).
+          const double u = gx[a], v = gx[b], w = gx[c];
+          const double jac = (1 - u) * (1 - u) * (1 - v);
+          const double L[4] = {1 - u - v * (1 - u) - w * (1 - u) * (1 - v), u, v * (1 - u), w * (1 - u) * (1 - v)};
+          // det J of the quadratic map at L.
+          Eigen::Matrix<double, 10, 4> dL = Eigen::Matrix<double, 10, 4>::Zero();
+          for (int k = 0; k < 4; ++k) dL(k, k) = 4 * L[k] - 1;
+          for (int e = 0; e < 6; ++e) {
+            dL(4 + e, kTetEdges[e][0]) = 4 * L[kTetEdges[e][1]];
+            dL(4 + e, kTetEdges[e][1]) = 4 * L[kTetEdges[e][0]];
+          }
+          Eigen::Matrix<double, 10, 3> dn;
+          for (int k = 0; k < 3; ++k) dn.col(k) = dL.col(k + 1) - dL.col(0);
+          exact += gw[a] * gw[b] * gw[c] * jac * (x.transpose() * dn).determinant();
+        }
+  }
+  EXPECT_NEAR(ux.dot(m * ux), exact, 1e-10);
+  EXPECT_GT(exact, 1.0 / 6.0);  // the bulge is outward
+  EXPECT_LT((k * ux).norm(), 1e-10);
+  // A small rotation about z: u = (−y, x, 0) at each node.
+  Eigen::Matrix<double, 30, 1> rz = Eigen::Matrix<double, 30, 1>::Zero();
+  for (int a = 0; a < 10; ++a) {
+    rz(3 * a) = -x(a, 1);
+    rz(3 * a + 1) = x(a, 0);
+  }
+  EXPECT_LT((k * rz).norm(), 1e-9 * k.norm());
+}
+
+TEST(VolumeMesh, AFinelyTessellatedSphereIsMeshedForTheAskedSizeWithItsBoundaryOnTheInput) {
+  // 64 × 128 UV sphere (8 000 vertices, slivers at the poles) meshed at a 25 mm edge: the
+  // analysis no longer keeps its triangles, every boundary vertex lies on the input, and the
+  // volume stays within the distance bound's reach.
+  const double r = 0.1;
+  const SurfaceMesh sphere = uv_sphere(r, 64, 128);
+  const TetMesh mesh = mesh_volume(sphere, uniform(0.025, 0.0005));
+  EXPECT_LT(mesh.surface_vertex_count, sphere.vertices.rows() / 4);
+  EXPECT_GT(mesh.tets.rows(), 100);
+  EXPECT_EQ(mesh.input_vertices.rows(), sphere.vertices.rows());
+  for (int i = 0; i < mesh.surface_vertex_count; ++i)
+    EXPECT_NEAR(mesh.vertices.row(i).norm(), r, 2e-3 * r) << "vertex " << i;
+  for (int i = mesh.surface_vertex_count; i < mesh.vertices.rows(); ++i)
+    EXPECT_LT(mesh.vertices.row(i).norm(), r);
+  const double exact = 4.0 / 3.0 * M_PI * r * r * r;
+  EXPECT_NEAR(total_volume(mesh), exact, 0.03 * exact);
+  EXPECT_GT(tet_quality_report(mesh, 1e-3).min_quality, 1e-3);
+  // Boundary faces are outward: their signed volume is the mesh's.
+  EXPECT_NEAR(signed_volume(SurfaceMesh{mesh.vertices, mesh.surface_faces}), total_volume(mesh),
+              1e-9 * exact);
+}
+
+TEST(VolumeMesh, CurvedBoundaryEdgesBringACoarseSphereBackToItsVolume) {
+  // Coarse P2 on a sphere: chords cut inward (−3..−5 % volume); with the edge nodes on the
+  // input surface the quadratic elements' volume (ρ = 1 mass of a translation) is far closer.
+  const double r = 0.1;
+  const SurfaceMesh sphere = uv_sphere(r, 48, 96);
+  TetMesh mesh = mesh_volume(sphere, uniform(0.06, 0.01));
+  const double exact = 4.0 / 3.0 * M_PI * r * r * r;
+  const double straight_error = std::abs(total_volume(mesh) / exact - 1);
+  mesh.input_faces = sphere.faces;
+  const FemMesh fem = make_fem_mesh(mesh, 2);
+  EXPECT_GT(fem.curved_edges, 0);
+  Material unit{"unit", 1.0, 1.0, 0.25, 0, 0, ""};
+  const FemMatrices m = assemble_fem_matrices(fem, unit);
+  const SparseMatrix M = symmetric_from_lower(m.mass);
+  Eigen::VectorXd ux = Eigen::VectorXd::Zero(M.rows());
+  for (Eigen::Index i = 0; i < ux.size(); i += 3) ux(i) = 1;
+  const double curved_error = std::abs(ux.dot(M * ux) / exact - 1);
+  EXPECT_GT(straight_error, 0.01);
+  EXPECT_LT(curved_error, straight_error / 5) << "straight " << straight_error << ", curved " << curved_error;
+}
+
+TEST(VolumeMesh, LocalThicknessMeasuresTheWallOfAShell) {
+  // A closed box 0.2 × 0.2 × 0.01: its faces' rays cross the 10 mm wall (or the 200 mm span
+  // from the thin sides' vertices), and the median over neighbours picks the wall for most.
+  const auto box = test::grid_box(0.2, 0.2, 0.01, 0.01);
+  SurfaceMesh m;
+  m.vertices.resize(static_cast<int>(box.vertices.size()), 3);
+  for (size_t i = 0; i < box.vertices.size(); ++i) m.vertices.row(static_cast<int>(i)) = box.vertices[i].transpose();
+  m.faces.resize(static_cast<int>(box.faces.size()), 3);
+  for (size_t f = 0; f < box.faces.size(); ++f) m.faces.row(static_cast<int>(f)) = box.faces[f].transpose();
+  check_and_orient_surface(m);
+  const Eigen::VectorXd t = local_thickness(m);
+  int on_wall = 0;
+  for (Eigen::Index i = 0; i < t.size(); ++i) on_wall += std::abs(t[i] - 0.01) < 1e-3;
+  EXPECT_GT(on_wall, 0.8 * t.size());
+}
