@@ -89,7 +89,8 @@ run() {
        -o "$work/$name.$tag.modal.json" >"$log" 2>&1; then
     result=ok
   else
-    result="exit $?: $(grep -m1 'error' "$log" | sed 's/^mesh2dsp: //; s/|/\//g' | cut -c1-90)"
+    local rc=$?
+    result="exit $rc: $({ grep -m1 'error' "$log" || tail -n 1 "$log"; } | sed 's/^mesh2dsp: //; s/|/\//g' | cut -c1-90 || true)"
   fi
   local kb
   read -r wall kb < <(tail -n 1 "$work/time")
