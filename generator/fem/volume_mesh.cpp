@@ -6,18 +6,24 @@
 #include <CGAL/Mesh_complex_3_in_triangulation_3.h>
 #include <CGAL/Mesh_criteria_3.h>
 #include <CGAL/Mesh_triangulation_3.h>
-#include <CGAL/Polyhedral_mesh_domain_with_features_3.h>
+#include <CGAL/Polygon_mesh_processing/compute_normal.h>
+#include <CGAL/Polyhedral_mesh_domain_3.h>
+#include <CGAL/exude_mesh_3.h>
 #include <CGAL/make_mesh_3.h>
+#include <CGAL/perturb_mesh_3.h>
 #include <fmt/format.h>
 
 #include <Eigen/Geometry>
 
 #include <algorithm>
+#include <array>
+#include <map>
 #include <cmath>
 #include <unordered_map>
 #include <vector>
 
 #include "fem/cgal_surface.hpp"
+#include "fem/elements.hpp"
 #include "fem/resolution.hpp"
 #include "util/error.hpp"
 
@@ -27,10 +33,9 @@ namespace {
 using cgal::Kernel;
 using cgal::Point;
 using Polyhedron = cgal::Mesh;
-using Domain = CGAL::Polyhedral_mesh_domain_with_features_3<Kernel, Polyhedron>;
+using Domain = CGAL::Polyhedral_mesh_domain_3<Polyhedron, Kernel>;
 using Triangulation = CGAL::Mesh_triangulation_3<Domain, CGAL::Default, CGAL::Sequential_tag>::type;
-using Complex = CGAL::Mesh_complex_3_in_triangulation_3<Triangulation, Domain::Corner_index,
-                                                        Domain::Curve_index>;
+using Complex = CGAL::Mesh_complex_3_in_triangulation_3<Triangulation>;
 using Criteria = CGAL::Mesh_criteria_3<Triangulation>;
 using Primitive = CGAL::AABB_face_graph_triangle_primitive<Polyhedron>;
 using Tree = CGAL::AABB_tree<CGAL::AABB_traits<Kernel, Primitive>>;
@@ -80,6 +85,71 @@ class SizingField {
   std::function<double(double)> size_;
 };
 
+// Mesh_3 can leave a flat cell on a planar part of the boundary: four vertices on one face
+// of a box, which exudation cannot move off it. Such a cell holds no volume and its faces lie in
+// the boundary's plane, so taking it out leaves the domain as it was. Repeated, since taking one
+// out can put another flat cell on the boundary.
+TetMesh tet_mesh_without_flat_boundary_cells(const std::vector<Eigen::Vector3d>& points,
+                                             std::vector<std::array<int, 4>> cells,
+                                             const SurfaceMesh& input) {
+  auto quality = [&](const std::array<int, 4>& c) {
+    TetCorners x;
+    for (int k = 0; k < 4; ++k) x.row(k) = points[c[k]].transpose();
+    return std::abs(tet_quality(x));
+  };
+  for (int pass = 0; pass < 8; ++pass) {
+    std::map<std::array<int, 3>, int> face_count;
+    for (const auto& c : cells)
+      for (int skip = 0; skip < 4; ++skip) {
+        std::array<int, 3> f;
+        for (int k = 0, j = 0; k < 4; ++k)
+          if (k != skip) f[j++] = c[k];
+        std::sort(f.begin(), f.end());
+        ++face_count[f];
+      }
+    std::vector<std::array<int, 4>> kept;
+    for (const auto& c : cells) {
+      bool on_boundary = false;
+      for (int skip = 0; skip < 4 && !on_boundary; ++skip) {
+        std::array<int, 3> f;
+        for (int k = 0, j = 0; k < 4; ++k)
+          if (k != skip) f[j++] = c[k];
+        std::sort(f.begin(), f.end());
+        on_boundary = face_count[f] == 1;
+      }
+      if (!(on_boundary && quality(c) < kRejectTetQuality)) kept.push_back(c);
+    }
+    if (kept.size() == cells.size()) break;
+    cells = std::move(kept);
+  }
+  Eigen::MatrixXd vertices(static_cast<Eigen::Index>(points.size()), 3);
+  for (std::size_t i = 0; i < points.size(); ++i) vertices.row(static_cast<Eigen::Index>(i)) = points[i].transpose();
+  Eigen::MatrixXi tets(static_cast<Eigen::Index>(cells.size()), 4);
+  for (std::size_t t = 0; t < cells.size(); ++t)
+    for (int k = 0; k < 4; ++k) tets(static_cast<Eigen::Index>(t), k) = cells[t][k];
+  // Boundary faces (outward) from the cells; then the boundary's vertices first, unused ones
+  // (corners of cells taken out) dropped.
+  TetMesh all = tet_mesh_from_elements(std::move(vertices), std::move(tets));
+  std::vector<int> order(static_cast<std::size_t>(all.vertices.rows()), -1);
+  int next = 0;
+  for (Eigen::Index f = 0; f < all.surface_faces.rows(); ++f)
+    for (int k = 0; k < 3; ++k)
+      if (order[all.surface_faces(f, k)] < 0) order[all.surface_faces(f, k)] = next++;
+  const int surface_count = next;
+  for (Eigen::Index t = 0; t < all.tets.rows(); ++t)
+    for (int k = 0; k < 4; ++k)
+      if (order[all.tets(t, k)] < 0) order[all.tets(t, k)] = next++;
+  TetMesh mesh;
+  mesh.vertices.resize(next, 3);
+  for (std::size_t i = 0; i < order.size(); ++i)
+    if (order[i] >= 0) mesh.vertices.row(order[i]) = all.vertices.row(static_cast<Eigen::Index>(i));
+  mesh.tets = all.tets.unaryExpr([&](int v) { return order[v]; });
+  mesh.surface_faces = all.surface_faces.unaryExpr([&](int v) { return order[v]; });
+  mesh.surface_vertex_count = surface_count;
+  mesh.input_vertices = input.vertices;
+  return mesh;
+}
+
 double median(std::vector<double> values) {
   const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
   std::nth_element(values.begin(), mid, values.end());
@@ -97,21 +167,29 @@ Eigen::VectorXd local_thickness(const SurfaceMesh& surface) {
   Eigen::VectorXd ray_m(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const Eigen::Vector3d origin = surface.vertices.row(i);
-    const Eigen::Vector3d inward = -normals.row(i).normalized();
-    const Kernel::Ray_3 ray(Point(origin.x(), origin.y(), origin.z()),
-                            Kernel::Vector_3(inward.x(), inward.y(), inward.z()));
-    // The faces around the vertex itself are hit at distance 0: skip them.
     const Polyhedron::Vertex_index self(static_cast<Polyhedron::size_type>(i));
+    // The faces around the vertex itself are hit at distance 0: skip them.
     auto skip = [&](Polyhedron::Face_index f) {
       for (auto v : CGAL::vertices_around_face(mesh.halfedge(f), mesh))
         if (v == self) return true;
       return false;
     };
-    const auto hit = tree.first_intersection(ray, skip);
-    double distance_m = fallback_m;
-    if (hit)
-      if (const Point* p = boost::get<Point>(&hit->first))
-        distance_m = (to_eigen(*p) - origin).norm();
+    auto cast = [&](const Eigen::Vector3d& inward) {
+      const Kernel::Ray_3 ray(Point(origin.x(), origin.y(), origin.z()),
+                              Kernel::Vector_3(inward.x(), inward.y(), inward.z()));
+      const auto hit = tree.first_intersection(ray, skip);
+      if (hit)
+        if (const Point* p = boost::get<Point>(&hit->first)) return (to_eigen(*p) - origin).norm();
+      return fallback_m;
+    };
+    // Along the vertex normal and each incident face's: at a crease the vertex normal runs
+    // along the thin part (the edge of a blade: across its width), a face normal through it.
+    double distance_m = cast(-normals.row(i).normalized().transpose());
+    for (auto f : CGAL::faces_around_target(mesh.halfedge(self), mesh)) {
+      if (f == Polyhedron::null_face()) continue;
+      const auto face_normal = CGAL::Polygon_mesh_processing::compute_face_normal(f, mesh);
+      distance_m = std::min(distance_m, cast(-Eigen::Vector3d(face_normal.x(), face_normal.y(), face_normal.z())));
+    }
     ray_m[i] = std::min(distance_m, 2 * fallback_m);
   }
   // The median over each vertex and its neighbours: one ray through a scan's noisy normal or
@@ -129,82 +207,64 @@ Eigen::VectorXd local_thickness(const SurfaceMesh& surface) {
 TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options) {
   Polyhedron polyhedron = cgal::to_cgal(surface);
   const ThicknessField thickness(polyhedron, local_thickness(surface));
+  // No crease is protected as a feature edge: CGAL 5.5's protection of feature polylines ran
+  // for minutes or crashed (SIGBUS) on the quad-scanned sword look-alike, with 17 creases. A
+  // crease is then followed within the facet distance bound like any curved part (a CAD
+  // bracket meshed that way takes about twice the elements along its edges).
   Domain domain(polyhedron);
-  domain.detect_features(options.feature_angle_deg);
 
-  const SizingField edge(thickness, options.edge_length_m);
   // Mesh_3 bounds the radius of each surface facet's Delaunay ball and each cell's
   // circumsphere, not edge lengths: a regular tetrahedron of edge h has circumradius
   // h·√6/4 ≈ 0.61·h, a regular triangle's circumradius is h/√3 ≈ 0.58·h.
   const SizingField facet_radius(thickness, [&](double t) { return 0.58 * options.edge_length_m(t); });
   const SizingField cell_radius(thickness, [&](double t) { return 0.61 * options.edge_length_m(t); });
   const SizingField facet_distance(thickness, options.max_boundary_distance_m);
-  const Criteria criteria(Criteria::Edge_criteria(edge),
-                          Criteria::Facet_criteria(25.0, facet_radius, facet_distance,
-                                                   CGAL::FACET_VERTICES_ON_SAME_SURFACE_PATCH),
+  const Criteria criteria(Criteria::Facet_criteria(25.0, facet_radius, facet_distance,
+                                                   CGAL::FACET_VERTICES_ON_SURFACE),
                           Criteria::Cell_criteria(3.0, cell_radius));
   // Exudation removes the slivers Delaunay refinement leaves (1.8 s for 20 000 elements of the
   // cow scan, worst quality 5e-4 -> 0.027); perturbation was tried as well and ran into a
   // 10 s limit on the same mesh for 0.046.
-  const Complex complex = CGAL::make_mesh_3<Complex>(domain, criteria, CGAL::parameters::no_perturb(),
-                                                     CGAL::parameters::exude());
+  // manifold(): the boundary is refined until it is a 2-manifold (Delaunay refinement alone may
+  // leave two parts of it touching at a vertex or an edge), as excitation normals and the
+  // surface data need.
+  Complex complex = CGAL::make_mesh_3<Complex>(domain, criteria, CGAL::parameters::no_perturb(),
+                                               CGAL::parameters::exude(), CGAL::parameters::manifold());
+  // A symmetric input can leave exactly flat cells inside (four refinement points on a bar's
+  // mid-plane), which exudation does not see: then the vertices are perturbed, briefly.
+  auto worst_quality = [&] {
+    double worst = 1;
+    for (auto it = complex.cells_in_complex_begin(); it != complex.cells_in_complex_end(); ++it) {
+      TetCorners x;
+      for (int k = 0; k < 4; ++k) x.row(k) = to_eigen(it->vertex(k)->point().point()).transpose();
+      worst = std::min(worst, std::abs(tet_quality(x)));
+    }
+    return worst;
+  };
+  if (worst_quality() < kRejectTetQuality) {
+    CGAL::perturb_mesh_3(complex, domain, CGAL::parameters::time_limit = 5.0);
+    CGAL::exude_mesh_3(complex, CGAL::parameters::time_limit = 5.0);
+  }
   if (complex.number_of_cells_in_complex() == 0)
     throw Error("meshing the volume gave no element (is the surface closed?)");
 
-  // Number the vertices of the complex: those on its boundary first.
+  // The cells' corners, numbered in the order met.
   using VertexHandle = Triangulation::Vertex_handle;
   std::unordered_map<VertexHandle, int> index;
-  std::vector<VertexHandle> order;
-  std::vector<std::array<VertexHandle, 3>> boundary;
-  for (auto it = complex.facets_in_complex_begin(); it != complex.facets_in_complex_end(); ++it) {
-    // A boundary facet is seen from its cell inside the domain, outward: orient it that way.
-    auto [cell, i] = *it;
-    if (!complex.is_in_complex(cell)) {
-      const auto mirror = complex.triangulation().mirror_facet(*it);
-      cell = mirror.first;
-      i = mirror.second;
-    }
-    std::array<VertexHandle, 3> f;
-    for (int k = 0; k < 3; ++k) f[k] = cell->vertex((i + 1 + k) % 4);
-    // Outward: the cell's fourth vertex lies behind the facet.
-    const Eigen::Vector3d a = to_eigen(f[0]->point().point()), b = to_eigen(f[1]->point().point()),
-                          c = to_eigen(f[2]->point().point()),
-                          d = to_eigen(cell->vertex(i)->point().point());
-    if ((b - a).cross(c - a).dot(d - a) > 0) std::swap(f[1], f[2]);
-    boundary.push_back(f);
-    for (auto v : f)
-      if (index.try_emplace(v, static_cast<int>(order.size())).second) order.push_back(v);
-  }
-  const int surface_count = static_cast<int>(order.size());
+  std::vector<Eigen::Vector3d> points;
   std::vector<std::array<int, 4>> cells;
   cells.reserve(complex.number_of_cells_in_complex());
   for (auto it = complex.cells_in_complex_begin(); it != complex.cells_in_complex_end(); ++it) {
     std::array<int, 4> c;
     for (int k = 0; k < 4; ++k) {
       const VertexHandle v = it->vertex(k);
-      auto [slot, inserted] = index.try_emplace(v, static_cast<int>(order.size()));
-      if (inserted) order.push_back(v);
+      auto [slot, inserted] = index.try_emplace(v, static_cast<int>(points.size()));
+      if (inserted) points.push_back(to_eigen(v->point().point()));
       c[k] = slot->second;
     }
     cells.push_back(c);
   }
-
-  TetMesh mesh;
-  mesh.vertices.resize(static_cast<Eigen::Index>(order.size()), 3);
-  for (std::size_t i = 0; i < order.size(); ++i)
-    mesh.vertices.row(static_cast<Eigen::Index>(i)) = to_eigen(order[i]->point().point()).transpose();
-  mesh.tets.resize(static_cast<Eigen::Index>(cells.size()), 4);
-  for (std::size_t t = 0; t < cells.size(); ++t)
-    for (int k = 0; k < 4; ++k) mesh.tets(static_cast<Eigen::Index>(t), k) = cells[t][k];
-  for (Eigen::Index t = 0; t < mesh.tets.rows(); ++t)
-    if (signed_tet_volume(mesh.vertices, mesh.tets, static_cast<int>(t)) < 0)
-      std::swap(mesh.tets(t, 1), mesh.tets(t, 2));
-  mesh.surface_faces.resize(static_cast<Eigen::Index>(boundary.size()), 3);
-  for (std::size_t f = 0; f < boundary.size(); ++f)
-    for (int k = 0; k < 3; ++k) mesh.surface_faces(static_cast<Eigen::Index>(f), k) = index.at(boundary[f][k]);
-  mesh.surface_vertex_count = surface_count;
-  mesh.input_vertices = surface.vertices;
-  return mesh;
+  return tet_mesh_without_flat_boundary_cells(points, std::move(cells), surface);
 }
 
 Eigen::MatrixXd nearest_surface_points(const SurfaceMesh& surface, const Eigen::MatrixXd& points) {

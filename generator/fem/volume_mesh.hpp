@@ -2,7 +2,7 @@
 // A volume mesh sized by the physics, not by the input's triangles: Delaunay refinement of the
 // domain the closed input surface bounds (CGAL Mesh_3), with an element size that comes from the
 // wavelength and the local thickness, a bound on how far the boundary may leave the input, and
-// the input's sharp creases kept as protected feature edges. Its surface vertices lie on the
+// creases followed within that bound like any other curved part. Its surface vertices lie on the
 // input surface, and every element is well shaped by construction (no self-intersection, no
 // slivers after exudation), whatever the input's triangles are: a scan's 14 000 vertices, a CAD
 // export's slivers or a quad-dominant scan fan-triangulated.
@@ -27,8 +27,6 @@ struct VolumeMeshOptions {
   // How far the boundary of the mesh may leave the input surface at a point, given the local
   // thickness there, m (Mesh_3's facet distance: the sag of a boundary facet).
   std::function<double(double thickness_m)> max_boundary_distance_m;
-  // Creases whose faces' normals turn by more than this are kept as edges of the mesh.
-  double feature_angle_deg = 60;
 };
 
 // The tetrahedra of the domain bounded by `surface` (closed, outward, not self-intersecting:
