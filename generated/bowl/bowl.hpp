@@ -157,7 +157,7 @@ typedef struct {
   float glide_target, glide, gain_target, gain, smooth_pole, level;
   int strike_pending;
   float strike_velocity;
-  int loaded_point; /* the points (key (a P + b) P + c) whose gains are loaded; -1: none */
+  int loaded_a, loaded_b, loaded_c; /* the points whose gains are loaded; loaded_a -1: none */
   /* Moving contact: on, triangle, smoothed barycentric weights. */
   int contact_on, contact_triangle;
   float contact_u_target, contact_u, contact_v_target, contact_v;
@@ -171,7 +171,7 @@ typedef struct {
   float velocity;      /* the strike's momentum (N s) */
   int burst_count;     /* hammer envelope */
   float burst_lp[3];   /* hammer low-pass */
-  float micro_inc[3], micro_phase[3], micro_later[3];
+  float micro_inc[3], micro_on[3], micro_phase[3], micro_later[3];
   float fractal_x1[1], fractal_y1[10], fractal_b[10], fractal_w[10], fractal_in_scale;
   float two_pi_over_sr, quarter_pi_over_sr, noise_scale_sr;
   /* Values of the contact models that change only with their inputs (-1: not computed yet). */
@@ -194,13 +194,23 @@ typedef struct {
   BOWL_ALIGN float weight[BOWL_BLOCK];    /* of point B */
   BOWL_ALIGN float weight_c[BOWL_BLOCK];  /* of point C */
   BOWL_ALIGN float out_gain[BOWL_BLOCK];
-  int point_a[BOWL_BLOCK];
-  /* Fractional output delays (cubic Lagrange over taps k0 .. k0 + 3), their ring buffers. */
-  int delay_k0[BOWL_OUTPUTS], delay_pos;
-  float delay_h[BOWL_OUTPUTS][4];
+  int point_a[BOWL_BLOCK], point_b[BOWL_BLOCK], point_c[BOWL_BLOCK]; /* kept apart: no packed key to overflow */
+  /* Fractional output delays: k whole samples and a first-order Thiran allpass of delay D in
+   * [0.5, 1.5) (coefficient a, last output y1), their ring buffers. */
+  int delay_k[BOWL_OUTPUTS], delay_pos;
+  float delay_a[BOWL_OUTPUTS], delay_y1[BOWL_OUTPUTS];
   float delay_ring[BOWL_OUTPUTS][BOWL_DELAY_RING];
   BOWL_ALIGN float acc[BOWL_OUTPUTS][BOWL_BLOCK][BOWL_LANES];
 } bowl_state;
+
+/* x clamped to [lo, hi]; a NaN gives fallback and +-inf the nearer bound. Decided on the bits, so
+ * it holds under -ffast-math (which assumes no NaN or inf and folds x != x away) too. */
+BOWL_INLINE float bowl_clamp(float x, float lo, float hi, float fallback) {
+  union { float f; unsigned int u; } bits;
+  bits.f = x;
+  if ((bits.u & 0x7f800000u) == 0x7f800000u) return (bits.u & 0x007fffffu) ? fallback : ((bits.u & 0x80000000u) ? lo : hi);
+  return x < lo ? lo : (x > hi ? hi : x);
+}
 
 /* Resonator coefficients for the held fundamental and T60 scale at the prepared rate, computed
  * with the same single-precision operations as the Faust program (so both ring at exactly the
@@ -217,15 +227,23 @@ BOWL_INLINE void bowl_compute_coefficients(bowl_state* s) {
     const float wd2 = bowl_omega_ratio2[n] * (f * f) - bowl_decay2[n] / (t * t);
     const float wd = sqrtf(0.0f < wd2 ? wd2 : 0.0f);  /* damped angular frequency */
     const float theta = s->inv_sample_rate * wd;
-    const float r = BOWL_EXPF(-1.0f * (bowl_decay_per_s[n] / sr / t));
+    /* At most 1 - 2^-20: a pole rounded to float stays inside the unit circle even when the
+     * mode is undamped or its decay is long at a high rate (a radius of 1 could round above). */
+    const float r_exact = BOWL_EXPF(-1.0f * (bowl_decay_per_s[n] / sr / t));
+    const float r = r_exact < 0.99999905f ? r_exact : 0.99999905f;
     const float ca = r * BOWL_COSF(theta), sb = r * BOWL_SINF(theta);
     s->ca[n] = -1.0f < ca ? ca : -1.0f;
     s->sb[n] = -1.0f < sb ? sb : -1.0f;
     s->kv[n] = bowl_decay_per_s[n] / t / (wd > 1e-9f ? wd : 1e-9f);
     s->on[n] = (bowl_omega_ratio[n] * f < 3.14159265358979323846f * sr && wd > 0.0f) ? 1.0f : 0.0f;
   }
-  for (n = 0; n < 3; ++n) s->micro_inc[n] = bowl_micro_ratio[n] / sr * s->fundamental_hz;
-  s->loaded_point = -1;
+  for (n = 0; n < 3; ++n) {
+    /* A train at or above Nyquist would alias (above the rate its phase ran away): off. */
+    const float inc = bowl_micro_ratio[n] / sr * s->fundamental_hz;
+    s->micro_on[n] = inc < 0.5f ? 1.0f : 0.0f;
+    s->micro_inc[n] = inc < 0.5f ? inc : 0.5f;
+  }
+  s->loaded_a = -1;
 }
 
 /* Clears every resonator, the contact models and the smoothers: silence. */
@@ -253,6 +271,7 @@ BOWL_INLINE void bowl_reset(bowl_state* s) {
     int l;
     for (l = 0; l < BOWL_OUTPUTS; ++l)
       for (n = 0; n < BOWL_DELAY_RING; ++n) s->delay_ring[l][n] = 0.0f;
+    for (l = 0; l < BOWL_OUTPUTS; ++l) s->delay_y1[l] = 0.0f;
   }
 }
 
@@ -273,6 +292,7 @@ BOWL_INLINE void bowl_apply(bowl_state* s) {
 
 /* Sets the sample rate, the default parameters, and silence. */
 BOWL_INLINE void bowl_prepare(bowl_state* s, float sample_rate_hz) {
+  sample_rate_hz = bowl_clamp(sample_rate_hz, 1000.0f, 768000.0f, 48000.0f);  /* in [1 kHz, 768 kHz] */
   s->sample_rate_hz = sample_rate_hz;
   s->inv_sample_rate = 1.0f / sample_rate_hz;
   s->fundamental_hz = s->next_fundamental_hz = BOWL_FUNDAMENTAL_HZ;
@@ -308,54 +328,89 @@ BOWL_INLINE void bowl_prepare(bowl_state* s, float sample_rate_hz) {
   {
     int l;
     for (l = 0; l < BOWL_OUTPUTS; ++l) {
-      const float d = bowl_delay_s[l] * sample_rate_hz;
-      int k0 = (int)d - 1;
-      float x;
-      if (k0 < 0) k0 = 0;
-      if (k0 > BOWL_DELAY_RING - 4) k0 = BOWL_DELAY_RING - 4;  /* above 192 kHz: capped */
-      x = d - (float)k0;
-      s->delay_k0[l] = k0;
-      s->delay_h[l][0] = (x - 1.0f) * (x - 2.0f) * (x - 3.0f) / -6.0f;
-      s->delay_h[l][1] = x * (x - 2.0f) * (x - 3.0f) / 2.0f;
-      s->delay_h[l][2] = x * (x - 1.0f) * (x - 3.0f) / -2.0f;
-      s->delay_h[l][3] = x * (x - 1.0f) * (x - 2.0f) / 6.0f;
+      /* One sample more for every output (so the nearest gets D = 1, a = 0: a plain delay),
+       * capped above 192 kHz, where the ring ends. */
+      float t = bowl_delay_s[l] * sample_rate_hz + 1.0f, d;
+      int k;
+      if (t > (float)(BOWL_DELAY_RING - 3)) t = (float)(BOWL_DELAY_RING - 3);
+      k = (int)(t - 0.5f);
+      d = t - (float)k;
+      s->delay_k[l] = k;
+      s->delay_a[l] = (1.0f - d) / (1.0f + d);
     }
   }
   bowl_compute_coefficients(s);
   bowl_reset(s);
 }
 
-BOWL_INLINE void bowl_set_fundamental(bowl_state* s, float hz) { s->next_fundamental_hz = hz; }
-BOWL_INLINE void bowl_set_t60_scale(bowl_state* s, float scale) { s->next_t60_scale = scale; }
-BOWL_INLINE void bowl_set_hardness(bowl_state* s, float hardness) { s->next_hardness = hardness; }
-BOWL_INLINE void bowl_set_excitation_point(bowl_state* s, int point) { s->next_point = (float)point; }
-/* Continuous position between the excitation point and the next, in [0, 1]; smoothed. */
-BOWL_INLINE void bowl_set_glide(bowl_state* s, float glide) { s->glide_target = glide; }
-/* Moving contact: when on, the position is the point of triangle `triangle` with barycentric
- * weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the edge); u and v are smoothed.
- * Off: the excitation point and glide. */
-BOWL_INLINE void bowl_set_contact(bowl_state* s, int on, int triangle, float u, float v) {
-  s->contact_on = on && BOWL_TRIANGLES > 0;
-  s->contact_triangle = triangle < 0 ? 0 : (triangle >= BOWL_TRIANGLES ? (BOWL_TRIANGLES > 0 ? BOWL_TRIANGLES - 1 : 0) : triangle);
-  s->contact_u_target = u;
-  s->contact_v_target = v;
+/* Every setter clamps its value to the documented range (the Faust sliders' range): a NaN gives
+ * the default, +-inf the nearer bound, so no value a host passes makes the output NaN or grow. */
+BOWL_INLINE void bowl_set_fundamental(bowl_state* s, float hz) {
+  s->next_fundamental_hz = bowl_clamp(hz, 20.0f, 20000.0f, (float)BOWL_FUNDAMENTAL_HZ);
 }
-/* Output gain; smoothed. */
-BOWL_INLINE void bowl_set_gain(bowl_state* s, float gain) { s->gain_target = gain; }
-/* Output level (not smoothed): BOWL_LEVEL by default, BOWL_PHYSICAL_SCALE for physical units. */
-BOWL_INLINE void bowl_set_level(bowl_state* s, float level) { s->level = level; }
+/* In [0.1, 10.0]. */
+BOWL_INLINE void bowl_set_t60_scale(bowl_state* s, float scale) {
+  s->next_t60_scale = bowl_clamp(scale, 0.1f, 10.0f, 1.0f);
+}
+/* In [0, 1]. */
+BOWL_INLINE void bowl_set_hardness(bowl_state* s, float hardness) {
+  s->next_hardness = bowl_clamp(hardness, 0.0f, 1.0f, 0.8f);
+}
+/* In [0, POINTS - 1]. */
+BOWL_INLINE void bowl_set_excitation_point(bowl_state* s, int point) {
+  s->next_point = (float)(point < 0 ? 0 : (point > BOWL_POINTS - 1 ? BOWL_POINTS - 1 : point));
+}
+/* Continuous position between the excitation point and the next, in [0, 1]; smoothed. */
+BOWL_INLINE void bowl_set_glide(bowl_state* s, float glide) {
+  s->glide_target = bowl_clamp(glide, 0.0f, 1.0f, 0.0f);
+}
+/* Moving contact: when on, the position is the point of triangle `triangle` with barycentric
+ * weights (1 - u - v, u, v) (u, v in [0, 1]; u + v above 1 is scaled back onto the edge); u and v
+ * are smoothed. Off: the excitation point and glide. */
+BOWL_INLINE void bowl_set_contact(bowl_state* s, int on, int triangle, float u, float v) {
+  s->contact_on = on != 0 && BOWL_TRIANGLES > 0;
+  s->contact_triangle = triangle < 0 ? 0 : (triangle >= BOWL_TRIANGLES ? (BOWL_TRIANGLES > 0 ? BOWL_TRIANGLES - 1 : 0) : triangle);
+  s->contact_u_target = bowl_clamp(u, 0.0f, 1.0f, 0.0f);
+  s->contact_v_target = bowl_clamp(v, 0.0f, 1.0f, 0.0f);
+}
+/* Output gain in [0.001, 1.0]; smoothed. */
+BOWL_INLINE void bowl_set_gain(bowl_state* s, float gain) {
+  s->gain_target = bowl_clamp(gain, 0.001f, 1.0f, 0.5f);
+}
+/* Output level (not smoothed): BOWL_LEVEL by default, BOWL_PHYSICAL_SCALE for physical units;
+ * in [0, 10 max(LEVEL, PHYSICAL_SCALE)] (0 mutes). */
+BOWL_INLINE void bowl_set_level(bowl_state* s, float level) {
+  const float top = 10.0f * (BOWL_LEVEL > BOWL_PHYSICAL_SCALE ? BOWL_LEVEL : BOWL_PHYSICAL_SCALE);
+  s->level = bowl_clamp(level, 0.0f, top, BOWL_LEVEL);
+}
 
-/* Contact model (BOWL_EXCITE_*) and its controls, smoothed like the gain:
- * size in [0, 1] (hammer and ball: low-pass at (1 - size) 9500 + 500 Hz), speed (m/s),
- * force (N, the normal force), roughness (beta of the 1/f^beta profile), friction (Coulomb
- * coefficient), input gain (N per full-scale input sample; not smoothed). */
-BOWL_INLINE void bowl_set_excitation(bowl_state* s, int kind) { s->excitation = kind; }
-BOWL_INLINE void bowl_set_size(bowl_state* s, float size) { s->size_target = size; }
-BOWL_INLINE void bowl_set_speed(bowl_state* s, float mps) { s->speed_target = mps; }
-BOWL_INLINE void bowl_set_force(bowl_state* s, float newtons) { s->force_target = newtons; }
-BOWL_INLINE void bowl_set_roughness(bowl_state* s, float beta) { s->roughness_target = beta; }
-BOWL_INLINE void bowl_set_friction(bowl_state* s, float mu) { s->friction_target = mu; }
-BOWL_INLINE void bowl_set_input_gain(bowl_state* s, float newtons) { s->input_gain_target = newtons; }
+/* Contact model (BOWL_EXCITE_*; others give the impact) and its controls, smoothed like the gain:
+ * size in [0, 1] (hammer and ball: low-pass at (1 - size) 9500 + 500 Hz), speed in
+ * [0.01, 5.0] m/s, force in [0, 10.0] N (the normal force), roughness in
+ * [0.2, 1.8] (beta of the 1/f^beta profile), friction in [0, 1] (Coulomb
+ * coefficient), input gain in [0.01, 1e+05] N per full-scale input sample
+ * (not smoothed). */
+BOWL_INLINE void bowl_set_excitation(bowl_state* s, int kind) {
+  s->excitation = kind < 0 || kind > BOWL_EXCITE_INPUT ? BOWL_EXCITE_IMPACT : kind;
+}
+BOWL_INLINE void bowl_set_size(bowl_state* s, float size) {
+  s->size_target = bowl_clamp(size, 0.0f, 1.0f, 0.1f);
+}
+BOWL_INLINE void bowl_set_speed(bowl_state* s, float mps) {
+  s->speed_target = bowl_clamp(mps, 0.01f, 5.0f, 0.3f);
+}
+BOWL_INLINE void bowl_set_force(bowl_state* s, float newtons) {
+  s->force_target = bowl_clamp(newtons, 0.0f, 10.0f, 0.5f);
+}
+BOWL_INLINE void bowl_set_roughness(bowl_state* s, float beta) {
+  s->roughness_target = bowl_clamp(beta, 0.2f, 1.8f, 1.0f);
+}
+BOWL_INLINE void bowl_set_friction(bowl_state* s, float mu) {
+  s->friction_target = bowl_clamp(mu, 0.0f, 1.0f, 0.3f);
+}
+BOWL_INLINE void bowl_set_input_gain(bowl_state* s, float newtons) {
+  s->input_gain_target = bowl_clamp(newtons, 0.01f, 1e+05f, 100.0f);
+}
 
 /* One-pole low-pass y = (1 - b) x + b y[-1] (Faust m2dExcite.onePole). */
 BOWL_INLINE float bowl_one_pole(float* y1, float b, float x) {
@@ -422,7 +477,7 @@ BOWL_INLINE float bowl_contact_force(bowl_state* s, int trig, float in) {
     const float inc = s->micro_inc[k], prev = s->micro_phase[k];
     const int crossed = trig || prev + inc >= 1.0f;
     const float late = trig ? 0.0f : (prev + inc - 1.0f) / inc;
-    micro += (crossed ? late : 0.0f) + s->micro_later[k];
+    micro += s->micro_on[k] * ((crossed ? late : 0.0f) + s->micro_later[k]);
     s->micro_later[k] = crossed ? 1.0f - late : 0.0f;
     s->micro_phase[k] = trig ? 0.0f : prev + inc - (float)(prev + inc >= 1.0f);
   }
@@ -480,24 +535,21 @@ BOWL_INLINE float bowl_contact_force(bowl_state* s, int trig, float in) {
 
 /* Strikes with the held parameters at the next processed sample; velocity is the momentum (N s). */
 BOWL_INLINE void bowl_strike(bowl_state* s, float velocity) {
+  s->strike_velocity = bowl_clamp(velocity, 0.0f, 10.0f, 0.0f);  /* in [0, 10.0] N s */
   s->strike_pending = 1;
-  s->strike_velocity = velocity;
 }
 
 /* Strikes at a continuous position in [0, POINTS - 1]: its integer part is the excitation point,
  * its fraction the glide toward the next point. */
 BOWL_INLINE void bowl_strike_at(bowl_state* s, float position, float velocity) {
-  const float clamped = position < 0.0f ? 0.0f : (position > BOWL_POINTS - 1 ? (float)(BOWL_POINTS - 1) : position);
+  const float clamped = bowl_clamp(position, 0.0f, (float)(BOWL_POINTS - 1), 0.0f);
   const int point = (int)clamped;
   bowl_set_excitation_point(s, point);
   bowl_set_glide(s, clamped - (float)point);
   bowl_strike(s, velocity);
 }
 
-BOWL_INLINE void bowl_load_points(bowl_state* s, int key) {
-  const int point_c = key % BOWL_POINTS;
-  const int point_b = (key / BOWL_POINTS) % BOWL_POINTS;
-  const int point_a = key / (BOWL_POINTS * BOWL_POINTS);
+BOWL_INLINE void bowl_load_points(bowl_state* s, int point_a, int point_b, int point_c) {
   const float* ea = bowl_excite + (long)point_a * BOWL_MODES;
   const float* eb = bowl_excite + (long)point_b * BOWL_MODES;
   const float* ec = bowl_excite + (long)point_c * BOWL_MODES;
@@ -512,7 +564,9 @@ BOWL_INLINE void bowl_load_points(bowl_state* s, int key) {
       s->pickup[l][n] = BOWL_CONTACT_MIC ? 0.0f : (n < BOWL_MODES ? bowl_pickup[(long)l * BOWL_MODES + n] : 0.0f);
       s->gain_a[l][n] = s->shape_a[n] * (BOWL_CONTACT_MIC ? s->shape_a[n] : s->pickup[l][n]);
     }
-  s->loaded_point = key;
+  s->loaded_a = point_a;
+  s->loaded_b = point_b;
+  s->loaded_c = point_c;
 }
 
 /* The resonator bank over samples [m0, m1) of the block, accumulated per lane. moving: the
@@ -594,7 +648,9 @@ BOWL_INLINE void bowl_process(bowl_state* s, const float* in, float* const* outs
         const int* t = bowl_triangle[s->contact_triangle];
         const float sum = s->contact_u + s->contact_v;
         const float scale = sum > 1.0f ? sum : 1.0f;
-        s->point_a[m] = (t[0] * BOWL_POINTS + t[1]) * BOWL_POINTS + t[2];
+        s->point_a[m] = t[0];
+        s->point_b[m] = t[1];
+        s->point_c[m] = t[2];
         s->weight[m] = s->contact_u / scale;
         s->weight_c[m] = s->contact_v / scale;
       } else {
@@ -605,7 +661,9 @@ BOWL_INLINE void bowl_process(bowl_state* s, const float* in, float* const* outs
         point_a = (int)position;
         if (point_a > BOWL_POINTS - 2) point_a = BOWL_POINTS - 2 > 0 ? BOWL_POINTS - 2 : 0;
         point_b = point_a + 1 < BOWL_POINTS ? point_a + 1 : BOWL_POINTS - 1;
-        s->point_a[m] = (point_a * BOWL_POINTS + point_b) * BOWL_POINTS + point_b;
+        s->point_a[m] = point_a;
+        s->point_b[m] = point_b;
+        s->point_c[m] = point_b;
         s->weight[m] = position - (float)point_a;
         s->weight_c[m] = 0.0f;
       }
@@ -619,11 +677,13 @@ BOWL_INLINE void bowl_process(bowl_state* s, const float* in, float* const* outs
     start = 0;
     while (start < count) {
       int end = start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f;
-      while (end < count && s->point_a[end] == s->point_a[start]) {
+      while (end < count && s->point_a[end] == s->point_a[start] && s->point_b[end] == s->point_b[start] &&
+             s->point_c[end] == s->point_c[start]) {
         moving |= s->weight[end] != 0.0f || s->weight_c[end] != 0.0f;
         ++end;
       }
-      if (s->loaded_point != s->point_a[start]) bowl_load_points(s, s->point_a[start]);
+      if (s->loaded_a != s->point_a[start] || s->loaded_b != s->point_b[start] || s->loaded_c != s->point_c[start])
+        bowl_load_points(s, s->point_a[start], s->point_b[start], s->point_c[start]);
       bowl_run_modes(s, start, end, moving);
       for (m = start; m < end; ++m) {
         for (l = 0; l < BOWL_OUTPUTS; ++l) {
