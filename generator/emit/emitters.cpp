@@ -162,14 +162,22 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
 // The instrument's excitation menu: the Faust expression of each compiled-in contact model.
 void set_excitations(TemplateData& d, const EmitModel& m, const std::vector<std::string>& kinds) {
   const auto micro = dominant_ratios(m);
+  auto index = [&](const char* kind) {
+    return static_cast<int>(std::find(kinds.begin(), kinds.end(), kind) - kinds.begin());
+  };
+  const int scrape = index("scrape"), roll = index("roll"), n = static_cast<int>(kinds.size());
+  // Each model with state runs while on(its menu index); scrape and roll share the profile.
   const std::map<std::string, std::string> expression{
       {"impact", "m2dExcite.impact(gate, hardness)"},
-      {"hammer", "m2dExcite.hammer(gate, hardness, size)"},
-      {"micro", fmt::format("m2dExcite.micro(gate, hardness, freq * {}, freq * {}, freq * {})",
-                            float_literal(micro[0]), float_literal(micro[1]), float_literal(micro[2]))},
-      {"scrape", "m2dExcite.scrape(speed, force, roughness, friction)"},
-      {"roll", "m2dExcite.roll(speed, force, roughness, size)"},
+      {"hammer", fmt::format("m2dExcite.hammerOn(on({}), gate, hardness, size)", index("hammer"))},
+      {"micro", fmt::format("m2dExcite.microOn(on({}), gate, hardness, freq * {}, freq * {}, freq * {})",
+                            index("micro"), float_literal(micro[0]), float_literal(micro[1]), float_literal(micro[2]))},
+      {"scrape", "profile * (friction * force)"},
+      {"roll", fmt::format("m2dExcite.rollFrom(on({}), profile, force, size)", roll)},
       {"input", "(x : m2dExcite.input(inputGain))"}};
+  d.set("has_profile", scrape < n || roll < n);
+  d.set("profile_on", scrape < n && roll < n ? fmt::format("on({}) | on({})", scrape, roll)
+                                             : fmt::format("on({})", std::min(scrape, roll)));
   TemplateData list{TemplateData::type::list};
   std::string names;
   for (size_t i = 0; i < kinds.size(); ++i) {
@@ -178,6 +186,7 @@ void set_excitations(TemplateData& d, const EmitModel& m, const std::vector<std:
     item.set("index", std::to_string(i));
     item.set("semicolon", i + 1 < kinds.size() ? std::string(";") : std::string());
     item.set("expression", expression.at(kinds[i]));
+    item.set("plus", i + 1 < kinds.size() ? std::string(" + ") : std::string());
     list.push_back(item);
     names += (i ? ", " : "") + kinds[i];
   }

@@ -5,6 +5,7 @@
 // excitation points in the differential test of the Faust program against the header.
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <utility>
 
 #include "modal/modal_model.hpp"
@@ -173,6 +174,39 @@ TEST_F(HostileTest, RetuningKeepsPerModeDampingUnlessADampingIsAsked) {
   const auto a = mesh2dsp::read_modal_model(dir / "asked.modal.json");
   const double omega = 2 * M_PI * a.modes[0].frequency_hz;
   EXPECT_NEAR(a.modes[0].damping_ratio, 0.5 * (5 / omega + 1e-7 * omega), 1e-12);
+}
+
+TEST_F(HostileTest, TheFaustInstrumentComputesOneTranscendentalPerSample) {
+  // The contact models' coefficients follow their controls at control rate: in Faust's C++ the
+  // per-sample loop of compute() calls no exp, pow, log, sin, sqrt; one cos remains, the impact's
+  // raised cosine (van den Doel & Pai 2003, eq. 7). It was 12 exp, 3 pow, 2 cos and a sqrt.
+  const auto g = generate(kData / "testbar.modal.json", "--excitation all --no-model-json --faust testbar.dsp");
+  ASSERT_EQ(g.status, 0) << g.output;
+  const auto f = run("cd '" + dir.string() + "' && faust -lang cpp testbar.dsp -o testbar.cpp");
+  ASSERT_EQ(f.status, 0) << f.output;
+  const std::string cpp = read_text(dir / "testbar.cpp");
+  const auto compute = cpp.find("virtual void compute(");
+  ASSERT_NE(compute, std::string::npos);
+  const auto loop = cpp.find("for (int i0 = 0;", compute);
+  ASSERT_NE(loop, std::string::npos);
+  // The loop's body: to the brace that closes the one after its header.
+  size_t at = cpp.find('{', loop), depth = 0, end = at;
+  for (; end < cpp.size(); ++end) {
+    if (cpp[end] == '{') ++depth;
+    if (cpp[end] == '}' && --depth == 0) break;
+  }
+  const std::string body = cpp.substr(at, end - at);
+  std::map<std::string, int> calls;
+  for (const char* fn : {"exp", "pow", "log", "cos", "sin", "tan", "sqrt", "atan", "tanh"}) {
+    const std::string call = std::string("std::") + fn + "(";
+    for (size_t i = body.find(call); i != std::string::npos; i = body.find(call, i + 1)) ++calls[fn];
+  }
+  int total = 0;
+  std::string listing;
+  for (const auto& [fn, n] : calls) total += n, listing += fn + " x" + std::to_string(n) + " ";
+  RecordProperty("per_sample_transcendentals", listing);
+  EXPECT_EQ(total, 1) << listing;
+  EXPECT_EQ(calls["cos"], 1) << listing;
 }
 
 }  // namespace
