@@ -40,8 +40,15 @@
  *
  * State is laid out as structure-of-arrays, SPHERE_LANES modes side by side, so the compiler
  * vectorises across modes (build with -O3 -ffp-contract=fast and your target's SIMD flags).
- * Keep the FPU in flush-to-zero mode on x86 hosts: long silent tails otherwise decay into
- * denormals.
+ * Subnormal numbers: every decaying state (each mode, the hammer's and the ball's low-passes,
+ * the interaural delay's allpass) is set to 0 once it falls below 1e-20, so a silent tail never
+ * computes on subnormals whatever the host's floating-point mode (flush-to-zero is welcome but
+ * not needed; a test renders decays without FTZ and finds none).
+ *
+ * Threads: a state is not thread-safe. Every call on one state (setters, strike, process,
+ * prepare, reset) must come from one thread at a time, normally the audio thread; a host whose
+ * controls live on another thread queues them to the audio thread (or guards the state with its
+ * own lock, outside the audio callback). No function allocates, locks or calls the system.
  */
 #ifndef SPHERE_MODAL_MODEL_H
 #define SPHERE_MODAL_MODEL_H
@@ -723,7 +730,13 @@ SPHERE_INLINE void sphere_run_modes(sphere_state* s, int m0, int m1, int moving)
         }
       }
     }
-    for (j = 0; j < SPHERE_LANES; ++j) { s->re[base + j] = re[j]; s->im[base + j] = im[j]; }
+    /* Below 1e-20 (400 dB under a unit strike) a mode's state is 0: a decaying mode never runs
+     * on subnormal numbers, whose arithmetic is many times slower on most FPUs, whatever the
+     * host's floating-point mode. */
+    for (j = 0; j < SPHERE_LANES; ++j) {
+      s->re[base + j] = fabsf(re[j]) < 1e-20f ? 0.0f : re[j];
+      s->im[base + j] = fabsf(im[j]) < 1e-20f ? 0.0f : im[j];
+    }
   }
 }
 
@@ -857,6 +870,9 @@ SPHERE_INLINE void sphere_process(sphere_state* s, const float* in, float* const
       }
       start = end;
     }
+    /* The contact models' decaying low-passes, likewise, once per block. */
+    for (j = 0; j < 3; ++j) s->burst_lp[j] = fabsf(s->burst_lp[j]) < 1e-20f ? 0.0f : s->burst_lp[j];
+    for (j = 0; j < 2; ++j) s->roll_lp[j] = fabsf(s->roll_lp[j]) < 1e-20f ? 0.0f : s->roll_lp[j];
     if (in) in += count;
     done += count;
   }
