@@ -75,7 +75,7 @@
 #define BAR_POINTS 8
 #define BAR_OUTPUTS 1
 #define BAR_FUNDAMENTAL_HZ 1135.4401
-#define BAR_TRIANGLES 12
+#define BAR_TRIANGLES 1
 /* 1: one output, the contact microphone (the pickup is the excitation point itself). */
 #define BAR_CONTACT_MIC 1
 /* The default output level, and the level that makes the output the surface velocity in m/s. */
@@ -138,7 +138,7 @@ static const float bar_micro_ratio[3] = { 7.4053655f, 14.780907f, 14.7879f };
 
 /* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
  * triangle and barycentric weights (u, v) toward its second and third point. */
-static const int bar_triangle[12][3] = { {0, 6, 2}, {0, 2, 7}, {0, 3, 6}, {0, 7, 3}, {1, 5, 2}, {1, 2, 6}, {1, 4, 5}, {1, 6, 4}, {2, 5, 7}, {3, 4, 6}, {3, 7, 4}, {4, 7, 5} };
+static const int bar_triangle[1][3] = { {5, 4, 1} };
 
 /* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
 static const float bar_excite[BAR_POINTS * BAR_MODES] = {

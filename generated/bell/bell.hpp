@@ -75,7 +75,7 @@
 #define BELL_POINTS 8
 #define BELL_OUTPUTS 1
 #define BELL_FUNDAMENTAL_HZ 1564.8513
-#define BELL_TRIANGLES 12
+#define BELL_TRIANGLES 2
 /* 1: one output, the contact microphone (the pickup is the excitation point itself). */
 #define BELL_CONTACT_MIC 1
 /* The default output level, and the level that makes the output the surface velocity in m/s. */
@@ -138,7 +138,7 @@ static const float bell_micro_ratio[3] = { 5.823858f, 7.2582817f, 10.945273f };
 
 /* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
  * triangle and barycentric weights (u, v) toward its second and third point. */
-static const int bell_triangle[12][3] = { {0, 3, 5}, {0, 7, 3}, {0, 5, 4}, {0, 4, 7}, {1, 2, 4}, {1, 6, 2}, {1, 4, 5}, {1, 5, 6}, {2, 6, 3}, {2, 3, 7}, {2, 7, 4}, {3, 6, 5} };
+static const int bell_triangle[2][3] = { {2, 7, 0}, {0, 7, 4} };
 
 /* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
 static const float bell_excite[BELL_POINTS * BELL_MODES] = {

@@ -75,7 +75,7 @@
 #define BOWL_POINTS 8
 #define BOWL_OUTPUTS 1
 #define BOWL_FUNDAMENTAL_HZ 1442.1559
-#define BOWL_TRIANGLES 12
+#define BOWL_TRIANGLES 10
 /* 1: one output, the contact microphone (the pickup is the excitation point itself). */
 #define BOWL_CONTACT_MIC 1
 /* The default output level, and the level that makes the output the surface velocity in m/s. */
@@ -138,7 +138,7 @@ static const float bowl_micro_ratio[3] = { 2.5786533f, 9.902333f, 13.1128f };
 
 /* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
  * triangle and barycentric weights (u, v) toward its second and third point. */
-static const int bowl_triangle[12][3] = { {0, 1, 2}, {0, 3, 1}, {0, 2, 5}, {0, 4, 3}, {0, 5, 4}, {1, 6, 2}, {1, 3, 7}, {1, 7, 6}, {2, 6, 5}, {3, 4, 7}, {4, 5, 6}, {4, 6, 7} };
+static const int bowl_triangle[10][3] = { {4, 6, 5}, {4, 7, 6}, {4, 5, 0}, {5, 6, 2}, {6, 7, 1}, {7, 4, 3}, {4, 0, 3}, {0, 5, 2}, {2, 6, 1}, {1, 7, 3} };
 
 /* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
 static const float bowl_excite[BOWL_POINTS * BOWL_MODES] = {

@@ -75,7 +75,7 @@
 #define CANTILEVER_POINTS 8
 #define CANTILEVER_OUTPUTS 1
 #define CANTILEVER_FUNDAMENTAL_HZ 154.93079
-#define CANTILEVER_TRIANGLES 12
+#define CANTILEVER_TRIANGLES 0
 /* 1: one output, the contact microphone (the pickup is the excitation point itself). */
 #define CANTILEVER_CONTACT_MIC 1
 /* The default output level, and the level that makes the output the surface velocity in m/s. */
@@ -138,7 +138,7 @@ static const float cantilever_micro_ratio[3] = { 1.0f, 1.9861887f, 6.197282f };
 
 /* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
  * triangle and barycentric weights (u, v) toward its second and third point. */
-static const int cantilever_triangle[12][3] = { {0, 5, 2}, {0, 2, 7}, {0, 4, 5}, {0, 7, 4}, {1, 3, 2}, {1, 2, 6}, {1, 4, 3}, {1, 6, 4}, {2, 3, 7}, {2, 5, 6}, {3, 4, 7}, {4, 6, 5} };
+static const int cantilever_triangle[1][3] = { {0, 0, 0} };
 
 /* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
 static const float cantilever_excite[CANTILEVER_POINTS * CANTILEVER_MODES] = {

@@ -75,7 +75,7 @@
 #define PLATE_POINTS 8
 #define PLATE_OUTPUTS 1
 #define PLATE_FUNDAMENTAL_HZ 406.9748
-#define PLATE_TRIANGLES 12
+#define PLATE_TRIANGLES 3
 /* 1: one output, the contact microphone (the pickup is the excitation point itself). */
 #define PLATE_CONTACT_MIC 1
 /* The default output level, and the level that makes the output the surface velocity in m/s. */
@@ -138,7 +138,7 @@ static const float plate_micro_ratio[3] = { 5.6862454f, 9.652894f, 12.299952f };
 
 /* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
  * triangle and barycentric weights (u, v) toward its second and third point. */
-static const int plate_triangle[12][3] = { {0, 4, 2}, {0, 2, 7}, {0, 3, 4}, {0, 5, 3}, {0, 7, 5}, {1, 4, 3}, {1, 3, 5}, {1, 6, 4}, {1, 5, 6}, {2, 4, 6}, {2, 6, 7}, {5, 7, 6} };
+static const int plate_triangle[3][3] = { {6, 1, 4}, {3, 0, 4}, {4, 2, 6} };
 
 /* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
 static const float plate_excite[PLATE_POINTS * PLATE_MODES] = {

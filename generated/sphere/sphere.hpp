@@ -75,7 +75,7 @@
 #define SPHERE_POINTS 8
 #define SPHERE_OUTPUTS 1
 #define SPHERE_FUNDAMENTAL_HZ 6288.512
-#define SPHERE_TRIANGLES 12
+#define SPHERE_TRIANGLES 4
 /* 1: one output, the contact microphone (the pickup is the excitation point itself). */
 #define SPHERE_CONTACT_MIC 1
 /* The default output level, and the level that makes the output the surface velocity in m/s. */
@@ -138,7 +138,7 @@ static const float sphere_micro_ratio[3] = { 1.5570561f, 1.9888299f, 1.989221f }
 
 /* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
  * triangle and barycentric weights (u, v) toward its second and third point. */
-static const int sphere_triangle[12][3] = { {0, 4, 2}, {0, 2, 7}, {0, 3, 4}, {0, 5, 3}, {0, 7, 5}, {1, 2, 4}, {1, 5, 2}, {1, 3, 5}, {1, 6, 3}, {1, 4, 6}, {2, 5, 7}, {3, 6, 4} };
+static const int sphere_triangle[4][3] = { {4, 1, 6}, {2, 1, 4}, {5, 0, 3}, {5, 7, 0} };
 
 /* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
 static const float sphere_excite[SPHERE_POINTS * SPHERE_MODES] = {

@@ -75,7 +75,7 @@
 #define VIBRAPHONE_BAR_POINTS 8
 #define VIBRAPHONE_BAR_OUTPUTS 1
 #define VIBRAPHONE_BAR_FUNDAMENTAL_HZ 232.779
-#define VIBRAPHONE_BAR_TRIANGLES 12
+#define VIBRAPHONE_BAR_TRIANGLES 0
 /* 1: one output, the contact microphone (the pickup is the excitation point itself). */
 #define VIBRAPHONE_BAR_CONTACT_MIC 1
 /* The default output level, and the level that makes the output the surface velocity in m/s. */
@@ -138,7 +138,7 @@ static const float vibraphone_bar_micro_ratio[3] = { 25.871988f, 27.309153f, 79.
 
 /* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
  * triangle and barycentric weights (u, v) toward its second and third point. */
-static const int vibraphone_bar_triangle[12][3] = { {0, 3, 1}, {0, 1, 7}, {0, 2, 3}, {0, 6, 2}, {0, 7, 6}, {1, 2, 4}, {1, 5, 2}, {1, 3, 5}, {1, 4, 7}, {2, 5, 3}, {2, 6, 4}, {4, 6, 7} };
+static const int vibraphone_bar_triangle[1][3] = { {0, 0, 0} };
 
 /* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
 static const float vibraphone_bar_excite[VIBRAPHONE_BAR_POINTS * VIBRAPHONE_BAR_MODES] = {
