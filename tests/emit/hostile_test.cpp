@@ -48,7 +48,15 @@ void expect_survives(const Result& r, const std::string& what) {
   std::printf("%s: %ld samples, peak %.4g\n", what.c_str(), h.samples, h.peak);
 }
 
-class HostileTest : public ScratchTest {};
+class HostileTest : public ScratchTest {
+ protected:
+  // Writes `source` to NAME.c in the scratch directory, compiles it as C11 beside the headers
+  // generated there, and runs it.
+  Result run_c_program(const std::string& name, const std::string& source) {
+    write_text(dir / (name + ".c"), source);
+    return run("cd '" + dir.string() + "' && " + MESH2DSP_CC + " -std=c11 -O2 " + name + ".c -o " + name + " -lm && ./" + name);
+  }
+};
 
 TEST_F(HostileTest, HeaderUnderAMillionHostileCallsStaysFiniteAndBoundedUnderSanitizers) {
   // The two test bars, and the synthetic model of 2 100 points (whose contact triangles reach
@@ -123,7 +131,7 @@ TEST_F(HostileTest, NoFloatPoleReachesTheUnitCircleAndUndampedModesAreNamed) {
   EXPECT_NE(g.output.find("undamped"), std::string::npos) << "an undamped mode emitted without a word:\n" << g.output;
   // Every mode's |pole|^2 = ca^2 + sb^2 (exact in double for float ca, sb) over rates, T60
   // scales and fundamentals, as the header computes them.
-  write_text(dir / "poles.c",
+  const auto c = run_c_program("poles",
              "#include <stdio.h>\n#include \"testpole.hpp\"\nstatic testpole_state s;\n"
              "int main(void) {\n"
              "  const float rates[] = {8000, 44100, 48000, 96000, 192000, 384000, 768000};\n"
@@ -138,7 +146,6 @@ TEST_F(HostileTest, NoFloatPoleReachesTheUnitCircleAndUndampedModesAreNamed) {
              "      const double m = (double)s.ca[n] * s.ca[n] + (double)s.sb[n] * s.sb[n];\n"
              "      if (m > worst) worst = m;\n    }\n  }\n"
              "  printf(\"worst %.17g\\n\", worst);\n  return 0;\n}\n");
-  const auto c = run("cd '" + dir.string() + "' && " + MESH2DSP_CC + " -std=c11 -O2 -x c poles.c -o poles -lm && ./poles");
   ASSERT_EQ(c.status, 0) << c.output;
   double worst = 2;
   ASSERT_EQ(std::sscanf(c.output.c_str(), "worst %lf", &worst), 1) << c.output;
@@ -183,7 +190,7 @@ TEST_F(HostileTest, DecaysNeverReachSubnormalNumbersWithoutFlushToZero) {
   // through the range for about 0.7 s each at these T60s).
   const auto g = generate(kData / "testbar_stereo.modal.json", "--excitation all --no-model-json --c tb.h");
   ASSERT_EQ(g.status, 0) << g.output;
-  write_text(dir / "decay.c",
+  const auto c = run_c_program("decay",
              "#include <math.h>\n#include <stdio.h>\n#include \"tb.h\"\nstatic testbar_stereo_state s;\n"
              "static int sub(float x) { return fpclassify(x) == FP_SUBNORMAL; }\n"
              "int main(void) {\n  float a[64], b[64]; float* outs[2] = {a, b};\n  long bad = 0, zero = 0; int k, n, m;\n"
@@ -198,7 +205,6 @@ TEST_F(HostileTest, DecaysNeverReachSubnormalNumbersWithoutFlushToZero) {
              "      for (m = 0; m < 64; ++m) bad += sub(a[m]) + sub(b[m]);\n    }\n"
              "    for (m = 0; m < TESTBAR_STEREO_MODES; ++m) zero += s.re[m] == 0.0f && s.im[m] == 0.0f;\n  }\n"
              "  printf(\"subnormal %ld silent %ld\\n\", bad, zero);\n  return 0;\n}\n");
-  const auto c = run("cd '" + dir.string() + "' && " + MESH2DSP_CC + " -std=c11 -O2 decay.c -o decay -lm && ./decay");
   ASSERT_EQ(c.status, 0) << c.output;
   long bad = -1, silent = -1;
   ASSERT_EQ(std::sscanf(c.output.c_str(), "subnormal %ld silent %ld", &bad, &silent), 2) << c.output;
