@@ -752,13 +752,18 @@ TESTBAR_INLINE void testbar_process(testbar_state* s, const float* in, float* co
   while (done < n) {
     int count = n - done < TESTBAR_BLOCK ? n - done : TESTBAR_BLOCK;
     int m, l, j, start, still = 1; /* still: the contact stays where it was over the whole block */
-    if (!s->strike_pending && !s->first_sample && !s->first_fade && !s->fading &&
-        s->excitation == TESTBAR_EXCITE_INPUT && (s->rest & 15) == 15 && (s->settled & 255) == 255 &&
-        !s->position_changed) {
-      /* Nothing moves but the live input (an effect at rest): the force is the input, the
-       * counters and the noise generator the other models read move on by the block. */
+    if (!s->strike_pending && !s->first_sample && !s->first_fade && !s->fading && (s->rest & 15) == 15 &&
+        (s->settled & 255) == 255 && !s->position_changed &&
+        (s->excitation == TESTBAR_EXCITE_INPUT ||
+         (s->excitation == TESTBAR_EXCITE_IMPACT && s->cache_hardness == s->hardness &&
+          s->inv_sample_rate * ((float)s->since / s->cache_contact) >= 1.0f))) {
+      /* Nothing moves but the live input (an effect at rest), or nothing at all (a struck object
+       * ringing after its impact's pulse, which stays over as the count grows): the force is the
+       * input or 0; the counters and the noise generator the other models read move on by the
+       * block. */
       unsigned int noise = s->noise;
-      const float scale = s->inv_sample_rate, input_gain = s->input_gain_target, out_gain = s->gain * s->level;
+      const float scale = s->inv_sample_rate, out_gain = s->gain * s->level;
+      const float input_gain = s->excitation == TESTBAR_EXCITE_INPUT ? s->input_gain_target : 0.0f;
       for (m = 0; m < count; ++m) noise = noise * 1103515245u + 12345u;
       s->noise = noise;
       s->since = s->since < 16777216 - count ? s->since + count : 16777216;
