@@ -40,8 +40,15 @@
  *
  * State is laid out as structure-of-arrays, VIBRAPHONE_BAR_LANES modes side by side, so the compiler
  * vectorises across modes (build with -O3 -ffp-contract=fast and your target's SIMD flags).
- * Keep the FPU in flush-to-zero mode on x86 hosts: long silent tails otherwise decay into
- * denormals.
+ * Subnormal numbers: every decaying state (each mode, the hammer's and the ball's low-passes,
+ * the interaural delay's allpass) is set to 0 once it falls below 1e-20, so a silent tail never
+ * computes on subnormals whatever the host's floating-point mode (flush-to-zero is welcome but
+ * not needed; a test renders decays without FTZ and finds none).
+ *
+ * Threads: a state is not thread-safe. Every call on one state (setters, strike, process,
+ * prepare, reset) must come from one thread at a time, normally the audio thread; a host whose
+ * controls live on another thread queues them to the audio thread (or guards the state with its
+ * own lock, outside the audio callback). No function allocates, locks or calls the system.
  */
 #ifndef VIBRAPHONE_BAR_MODAL_MODEL_H
 #define VIBRAPHONE_BAR_MODAL_MODEL_H
@@ -68,7 +75,7 @@
 #define VIBRAPHONE_BAR_POINTS 8
 #define VIBRAPHONE_BAR_OUTPUTS 1
 #define VIBRAPHONE_BAR_FUNDAMENTAL_HZ 232.779
-#define VIBRAPHONE_BAR_TRIANGLES 12
+#define VIBRAPHONE_BAR_TRIANGLES 0
 /* 1: one output, the contact microphone (the pickup is the excitation point itself). */
 #define VIBRAPHONE_BAR_CONTACT_MIC 1
 /* The default output level, and the level that makes the output the surface velocity in m/s. */
@@ -79,6 +86,8 @@
 #ifndef VIBRAPHONE_BAR_LANES
 #define VIBRAPHONE_BAR_LANES 32
 #endif
+/* The lanes are summed as a tree: their number must be a power of two, at most 256. */
+typedef char vibraphone_bar_lanes_must_be_a_power_of_two[(VIBRAPHONE_BAR_LANES & (VIBRAPHONE_BAR_LANES - 1)) == 0 && VIBRAPHONE_BAR_LANES <= 256 ? 1 : -1];
 /* Samples per internal block (process() takes any length). */
 #ifndef VIBRAPHONE_BAR_BLOCK
 #define VIBRAPHONE_BAR_BLOCK 64
@@ -129,7 +138,7 @@ static const float vibraphone_bar_micro_ratio[3] = { 25.871988f, 27.309153f, 79.
 
 /* Triangles over the excitation points (the model's excitation_triangles): a moving contact is a
  * triangle and barycentric weights (u, v) toward its second and third point. */
-static const int vibraphone_bar_triangle[12][3] = { {0, 3, 1}, {0, 1, 7}, {0, 2, 3}, {0, 6, 2}, {0, 7, 6}, {1, 2, 4}, {1, 5, 2}, {1, 3, 5}, {1, 4, 7}, {2, 5, 3}, {2, 6, 4}, {4, 6, 7} };
+static const int vibraphone_bar_triangle[1][3] = { {0, 0, 0} };
 
 /* Normalised mode shape (excitation gain) of mode n at excitation point k: [k * MODES + n]. */
 static const float vibraphone_bar_excite[VIBRAPHONE_BAR_POINTS * VIBRAPHONE_BAR_MODES] = {
@@ -157,26 +166,40 @@ typedef struct {
   float glide_target, glide, gain_target, gain, smooth_pole, level;
   int strike_pending;
   float strike_velocity;
-  int loaded_point; /* the points (key (a P + b) P + c) whose gains are loaded; -1: none */
+  int loaded_a, loaded_b, loaded_c; /* the points whose gains are loaded; loaded_a -1: none */
   /* Moving contact: on, triangle, smoothed barycentric weights. */
   int contact_on, contact_triangle;
   float contact_u_target, contact_u, contact_v_target, contact_v;
   int first_sample; /* the held parameters are taken over at the first sample (Faust: 1 - 1') */
   /* Contact models: the selected one, its smoothed controls, and their states. */
   int excitation;
-  float size_target, size, speed_target, speed, force_target, contact_force;
-  float roughness_target, roughness, friction_target, friction, input_gain_target, input_gain;
+  float size_target, speed_target, force_target, contact_force;  /* size, speed: control rate */
+  float roughness_target, friction_target, friction, input_gain_target;     /* roughness: control rate */
+  /* Each model's fade (0 off .. 1 selected; indexed by EXCITE_*), its step per sample, whether
+   * any is still moving, and the first sample (the fades start at the selection). */
+  float fade[6], fade_step;
+  int fading, first_fade, first_coefficients;
+  int rest; /* contact models at rest while off: 1 hammer, 2 micro, 4 and 8 the profile (two samples) */
+  /* Smoothers that have settled (bits: 1 glide, 2 gain, 4 contact u, 8 contact v, 16 force,
+   * 32 friction, 64 the profile's coefficients, 128 the size's pole; a change clears its bit),
+   * and the contact position they give. */
+  int settled, position_changed, at_a, at_b, at_c;
+  float at_wb, at_wc;
   unsigned int noise;  /* no.noise's LCG: r = 1103515245 r + 12345 (mod 2^32), seed 0 */
   int since;           /* samples since the strike (saturating) */
   float velocity;      /* the strike's momentum (N s) */
   int burst_count;     /* hammer envelope */
   float burst_lp[3];   /* hammer low-pass */
-  float micro_inc[3], micro_phase[3], micro_later[3];
+  float micro_inc[3], micro_on[3], micro_phase[3], micro_later[3];
   float fractal_x1[1], fractal_y1[10], fractal_b[10], fractal_w[10], fractal_in_scale;
   float two_pi_over_sr, quarter_pi_over_sr, noise_scale_sr;
   /* Values of the contact models that change only with their inputs (-1: not computed yet). */
   float cache_hardness, cache_contact, cache_sqrt_ramp, cache_size, cache_b, cache_roughness, cache_level;
   float cache_c[10], cache_fc, cache_r, cache_cos;
+  /* Smoothed coefficients (Faust smooths them too), those near 1 through their distance from 1:
+   * 1 - the size's pole; 1 - the shelving zeros c_k, the profile level, 1 - the reson's radius,
+   * 1 - its cosine (profile_smooth[0..9], [10], [11], [12]); cache_*: their targets. */
+  float size_pole, profile_smooth[13];
   int cache_ramp;
   float reson_x1, reson_x2, reson_y1, reson_y2, roll_lp[2];
   VIBRAPHONE_BAR_ALIGN float ca[VIBRAPHONE_BAR_PADDED_MODES];  /* R cos(theta) */
@@ -194,13 +217,23 @@ typedef struct {
   VIBRAPHONE_BAR_ALIGN float weight[VIBRAPHONE_BAR_BLOCK];    /* of point B */
   VIBRAPHONE_BAR_ALIGN float weight_c[VIBRAPHONE_BAR_BLOCK];  /* of point C */
   VIBRAPHONE_BAR_ALIGN float out_gain[VIBRAPHONE_BAR_BLOCK];
-  int point_a[VIBRAPHONE_BAR_BLOCK];
-  /* Fractional output delays (cubic Lagrange over taps k0 .. k0 + 3), their ring buffers. */
-  int delay_k0[VIBRAPHONE_BAR_OUTPUTS], delay_pos;
-  float delay_h[VIBRAPHONE_BAR_OUTPUTS][4];
+  int point_a[VIBRAPHONE_BAR_BLOCK], point_b[VIBRAPHONE_BAR_BLOCK], point_c[VIBRAPHONE_BAR_BLOCK]; /* kept apart: no packed key to overflow */
+  /* Fractional output delays: k whole samples and a first-order Thiran allpass of delay D in
+   * [0.5, 1.5) (coefficient a, last output y1), their ring buffers. */
+  int delay_k[VIBRAPHONE_BAR_OUTPUTS], delay_pos;
+  float delay_a[VIBRAPHONE_BAR_OUTPUTS], delay_y1[VIBRAPHONE_BAR_OUTPUTS];
   float delay_ring[VIBRAPHONE_BAR_OUTPUTS][VIBRAPHONE_BAR_DELAY_RING];
   VIBRAPHONE_BAR_ALIGN float acc[VIBRAPHONE_BAR_OUTPUTS][VIBRAPHONE_BAR_BLOCK][VIBRAPHONE_BAR_LANES];
 } vibraphone_bar_state;
+
+/* x clamped to [lo, hi]; a NaN gives fallback and +-inf the nearer bound. Decided on the bits, so
+ * it holds under -ffast-math (which assumes no NaN or inf and folds x != x away) too. */
+VIBRAPHONE_BAR_INLINE float vibraphone_bar_clamp(float x, float lo, float hi, float fallback) {
+  union { float f; unsigned int u; } bits;
+  bits.f = x;
+  if ((bits.u & 0x7f800000u) == 0x7f800000u) return (bits.u & 0x007fffffu) ? fallback : ((bits.u & 0x80000000u) ? lo : hi);
+  return x < lo ? lo : (x > hi ? hi : x);
+}
 
 /* Resonator coefficients for the held fundamental and T60 scale at the prepared rate, computed
  * with the same single-precision operations as the Faust program (so both ring at exactly the
@@ -217,15 +250,23 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_compute_coefficients(vibraphone_bar_st
     const float wd2 = vibraphone_bar_omega_ratio2[n] * (f * f) - vibraphone_bar_decay2[n] / (t * t);
     const float wd = sqrtf(0.0f < wd2 ? wd2 : 0.0f);  /* damped angular frequency */
     const float theta = s->inv_sample_rate * wd;
-    const float r = VIBRAPHONE_BAR_EXPF(-1.0f * (vibraphone_bar_decay_per_s[n] / sr / t));
+    /* At most 1 - 2^-20: a pole rounded to float stays inside the unit circle even when the
+     * mode is undamped or its decay is long at a high rate (a radius of 1 could round above). */
+    const float r_exact = VIBRAPHONE_BAR_EXPF(-1.0f * (vibraphone_bar_decay_per_s[n] / sr / t));
+    const float r = r_exact < 0.99999905f ? r_exact : 0.99999905f;
     const float ca = r * VIBRAPHONE_BAR_COSF(theta), sb = r * VIBRAPHONE_BAR_SINF(theta);
     s->ca[n] = -1.0f < ca ? ca : -1.0f;
     s->sb[n] = -1.0f < sb ? sb : -1.0f;
     s->kv[n] = vibraphone_bar_decay_per_s[n] / t / (wd > 1e-9f ? wd : 1e-9f);
     s->on[n] = (vibraphone_bar_omega_ratio[n] * f < 3.14159265358979323846f * sr && wd > 0.0f) ? 1.0f : 0.0f;
   }
-  for (n = 0; n < 3; ++n) s->micro_inc[n] = vibraphone_bar_micro_ratio[n] / sr * s->fundamental_hz;
-  s->loaded_point = -1;
+  for (n = 0; n < 3; ++n) {
+    /* A train at or above Nyquist would alias (above the rate its phase ran away): off. */
+    const float inc = vibraphone_bar_micro_ratio[n] / sr * s->fundamental_hz;
+    s->micro_on[n] = inc < 0.5f ? 1.0f : 0.0f;
+    s->micro_inc[n] = inc < 0.5f ? inc : 0.5f;
+  }
+  s->loaded_a = -1;
 }
 
 /* Clears every resonator, the contact models and the smoothers: silence. */
@@ -237,7 +278,14 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_reset(vibraphone_bar_state* s) {
   s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
   s->first_sample = 1;
-  s->size = s->speed = s->contact_force = s->roughness = s->friction = s->input_gain = 0.0f;
+  s->contact_force = s->friction = 0.0f;
+  for (n = 0; n < 6; ++n) s->fade[n] = 0.0f;
+  s->fading = 0;
+  s->first_fade = 1;
+  s->first_coefficients = 1;
+  s->rest = 0;
+  s->settled = 0;
+  s->position_changed = 1;
   s->noise = 0u;
   s->since = 0;
   s->velocity = 0.0f;
@@ -247,12 +295,15 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_reset(vibraphone_bar_state* s) {
   for (n = 0; n < 10; ++n) s->fractal_y1[n] = 0.0f;
   s->reson_x1 = s->reson_x2 = s->reson_y1 = s->reson_y2 = 0.0f;
   s->roll_lp[0] = s->roll_lp[1] = 0.0f;
+  s->size_pole = 0.0f;
+  for (n = 0; n < 13; ++n) s->profile_smooth[n] = 0.0f;
   s->cache_hardness = s->cache_size = s->cache_roughness = s->cache_fc = -1.0f;
   s->delay_pos = 0;
   {
     int l;
     for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l)
       for (n = 0; n < VIBRAPHONE_BAR_DELAY_RING; ++n) s->delay_ring[l][n] = 0.0f;
+    for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l) s->delay_y1[l] = 0.0f;
   }
 }
 
@@ -268,11 +319,13 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_apply(vibraphone_bar_state* s) {
   s->t60_scale = s->next_t60_scale;
   s->hardness = s->next_hardness;
   s->point = s->next_point;
+  s->position_changed = 1;
   if (changed) vibraphone_bar_compute_coefficients(s);
 }
 
 /* Sets the sample rate, the default parameters, and silence. */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_prepare(vibraphone_bar_state* s, float sample_rate_hz) {
+  sample_rate_hz = vibraphone_bar_clamp(sample_rate_hz, 1000.0f, 768000.0f, 48000.0f);  /* in [1 kHz, 768 kHz] */
   s->sample_rate_hz = sample_rate_hz;
   s->inv_sample_rate = 1.0f / sample_rate_hz;
   s->fundamental_hz = s->next_fundamental_hz = VIBRAPHONE_BAR_FUNDAMENTAL_HZ;
@@ -293,6 +346,7 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_prepare(vibraphone_bar_state* s, float
   s->roughness_target = 1.0f;
   s->friction_target = 0.3f;
   s->input_gain_target = 100.0f;
+  s->fade_step = 1.0f / (0.01f * sample_rate_hz);
   s->two_pi_over_sr = 6.28318530717958647692f / sample_rate_hz;
   s->quarter_pi_over_sr = 0.785398163397448309616f / sample_rate_hz;
   s->noise_scale_sr = 4.656613e-10f * sample_rate_hz;
@@ -308,54 +362,111 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_prepare(vibraphone_bar_state* s, float
   {
     int l;
     for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l) {
-      const float d = vibraphone_bar_delay_s[l] * sample_rate_hz;
-      int k0 = (int)d - 1;
-      float x;
-      if (k0 < 0) k0 = 0;
-      if (k0 > VIBRAPHONE_BAR_DELAY_RING - 4) k0 = VIBRAPHONE_BAR_DELAY_RING - 4;  /* above 192 kHz: capped */
-      x = d - (float)k0;
-      s->delay_k0[l] = k0;
-      s->delay_h[l][0] = (x - 1.0f) * (x - 2.0f) * (x - 3.0f) / -6.0f;
-      s->delay_h[l][1] = x * (x - 2.0f) * (x - 3.0f) / 2.0f;
-      s->delay_h[l][2] = x * (x - 1.0f) * (x - 3.0f) / -2.0f;
-      s->delay_h[l][3] = x * (x - 1.0f) * (x - 2.0f) / 6.0f;
+      /* One sample more for every output (so the nearest gets D = 1, a = 0: a plain delay),
+       * capped above 192 kHz, where the ring ends. */
+      float t = vibraphone_bar_delay_s[l] * sample_rate_hz + 1.0f, d;
+      int k;
+      if (t > (float)(VIBRAPHONE_BAR_DELAY_RING - 3)) t = (float)(VIBRAPHONE_BAR_DELAY_RING - 3);
+      k = (int)(t - 0.5f);
+      d = t - (float)k;
+      s->delay_k[l] = k;
+      s->delay_a[l] = (1.0f - d) / (1.0f + d);
     }
   }
   vibraphone_bar_compute_coefficients(s);
   vibraphone_bar_reset(s);
 }
 
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_fundamental(vibraphone_bar_state* s, float hz) { s->next_fundamental_hz = hz; }
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_t60_scale(vibraphone_bar_state* s, float scale) { s->next_t60_scale = scale; }
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_hardness(vibraphone_bar_state* s, float hardness) { s->next_hardness = hardness; }
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_excitation_point(vibraphone_bar_state* s, int point) { s->next_point = (float)point; }
-/* Continuous position between the excitation point and the next, in [0, 1]; smoothed. */
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_glide(vibraphone_bar_state* s, float glide) { s->glide_target = glide; }
-/* Moving contact: when on, the position is the point of triangle `triangle` with barycentric
- * weights (1 - u - v, u, v) (u + v above 1 is scaled back onto the edge); u and v are smoothed.
- * Off: the excitation point and glide. */
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_contact(vibraphone_bar_state* s, int on, int triangle, float u, float v) {
-  s->contact_on = on && VIBRAPHONE_BAR_TRIANGLES > 0;
-  s->contact_triangle = triangle < 0 ? 0 : (triangle >= VIBRAPHONE_BAR_TRIANGLES ? (VIBRAPHONE_BAR_TRIANGLES > 0 ? VIBRAPHONE_BAR_TRIANGLES - 1 : 0) : triangle);
-  s->contact_u_target = u;
-  s->contact_v_target = v;
+/* Every setter clamps its value to the documented range (the Faust sliders' range): a NaN gives
+ * the default, +-inf the nearer bound, so no value a host passes makes the output NaN or grow. */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_fundamental(vibraphone_bar_state* s, float hz) {
+  s->next_fundamental_hz = vibraphone_bar_clamp(hz, 20.0f, 20000.0f, (float)VIBRAPHONE_BAR_FUNDAMENTAL_HZ);
 }
-/* Output gain; smoothed. */
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_gain(vibraphone_bar_state* s, float gain) { s->gain_target = gain; }
-/* Output level (not smoothed): VIBRAPHONE_BAR_LEVEL by default, VIBRAPHONE_BAR_PHYSICAL_SCALE for physical units. */
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_level(vibraphone_bar_state* s, float level) { s->level = level; }
+/* In [0.1, 10.0]. */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_t60_scale(vibraphone_bar_state* s, float scale) {
+  s->next_t60_scale = vibraphone_bar_clamp(scale, 0.1f, 10.0f, 1.0f);
+}
+/* In [0, 1]. */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_hardness(vibraphone_bar_state* s, float hardness) {
+  s->next_hardness = vibraphone_bar_clamp(hardness, 0.0f, 1.0f, 0.8f);
+}
+/* In [0, POINTS - 1]. */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_excitation_point(vibraphone_bar_state* s, int point) {
+  s->next_point = (float)(point < 0 ? 0 : (point > VIBRAPHONE_BAR_POINTS - 1 ? VIBRAPHONE_BAR_POINTS - 1 : point));
+}
+/* Continuous position between the excitation point and the next, in [0, 1]; smoothed. */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_glide(vibraphone_bar_state* s, float glide) {
+  s->glide_target = vibraphone_bar_clamp(glide, 0.0f, 1.0f, 0.0f);
+  s->settled &= ~1;
+}
+/* Moving contact: when on, the position is the point of triangle `triangle` with barycentric
+ * weights (1 - u - v, u, v) (u, v in [0, 1]; u + v above 1 is scaled back onto the edge); u and v
+ * are smoothed. Off: the excitation point and glide. */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_contact(vibraphone_bar_state* s, int on, int triangle, float u, float v) {
+  s->contact_on = on != 0 && VIBRAPHONE_BAR_TRIANGLES > 0;
+  s->contact_triangle = triangle < 0 ? 0 : (triangle >= VIBRAPHONE_BAR_TRIANGLES ? (VIBRAPHONE_BAR_TRIANGLES > 0 ? VIBRAPHONE_BAR_TRIANGLES - 1 : 0) : triangle);
+  s->contact_u_target = vibraphone_bar_clamp(u, 0.0f, 1.0f, 0.0f);
+  s->contact_v_target = vibraphone_bar_clamp(v, 0.0f, 1.0f, 0.0f);
+  s->settled &= ~12;
+  s->position_changed = 1;
+}
+/* Output gain in [0.001, 1.0]; smoothed. */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_gain(vibraphone_bar_state* s, float gain) {
+  s->gain_target = vibraphone_bar_clamp(gain, 0.001f, 1.0f, 0.5f);
+  s->settled &= ~2;
+}
+/* Output level (not smoothed): VIBRAPHONE_BAR_LEVEL by default, VIBRAPHONE_BAR_PHYSICAL_SCALE for physical units;
+ * in [0, 10 max(LEVEL, PHYSICAL_SCALE)] (0 mutes). */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_level(vibraphone_bar_state* s, float level) {
+  const float top = 10.0f * (VIBRAPHONE_BAR_LEVEL > VIBRAPHONE_BAR_PHYSICAL_SCALE ? VIBRAPHONE_BAR_LEVEL : VIBRAPHONE_BAR_PHYSICAL_SCALE);
+  s->level = vibraphone_bar_clamp(level, 0.0f, top, VIBRAPHONE_BAR_LEVEL);
+}
 
-/* Contact model (VIBRAPHONE_BAR_EXCITE_*) and its controls, smoothed like the gain:
- * size in [0, 1] (hammer and ball: low-pass at (1 - size) 9500 + 500 Hz), speed (m/s),
- * force (N, the normal force), roughness (beta of the 1/f^beta profile), friction (Coulomb
- * coefficient), input gain (N per full-scale input sample; not smoothed). */
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_excitation(vibraphone_bar_state* s, int kind) { s->excitation = kind; }
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_size(vibraphone_bar_state* s, float size) { s->size_target = size; }
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_speed(vibraphone_bar_state* s, float mps) { s->speed_target = mps; }
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_force(vibraphone_bar_state* s, float newtons) { s->force_target = newtons; }
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_roughness(vibraphone_bar_state* s, float beta) { s->roughness_target = beta; }
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_friction(vibraphone_bar_state* s, float mu) { s->friction_target = mu; }
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_input_gain(vibraphone_bar_state* s, float newtons) { s->input_gain_target = newtons; }
+/* Contact model (VIBRAPHONE_BAR_EXCITE_*; others give the impact) and its controls, smoothed like the gain:
+ * size in [0, 1] (hammer and ball: low-pass at (1 - size) 9500 + 500 Hz), speed in
+ * [0.01, 5.0] m/s, force in [0, 10.0] N (the normal force), roughness in
+ * [0.2, 1.8] (beta of the 1/f^beta profile), friction in [0, 1] (Coulomb
+ * coefficient), input gain in [0.01, 1e+05] N per full-scale input sample
+ * (not smoothed). */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_excitation(vibraphone_bar_state* s, int kind) {
+  kind = kind < 0 || kind > VIBRAPHONE_BAR_EXCITE_INPUT ? VIBRAPHONE_BAR_EXCITE_IMPACT : kind;
+  s->fading |= kind != s->excitation;  /* a switch crossfades over 10 ms */
+  s->excitation = kind;
+}
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_size(vibraphone_bar_state* s, float size) {
+  s->size_target = vibraphone_bar_clamp(size, 0.0f, 1.0f, 0.1f);
+  s->settled &= ~128;  /* its coefficient moves from the next sample on, as in Faust */
+}
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_speed(vibraphone_bar_state* s, float mps) {
+  s->speed_target = vibraphone_bar_clamp(mps, 0.01f, 5.0f, 0.3f);
+  s->settled &= ~64;
+}
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_force(vibraphone_bar_state* s, float newtons) {
+  s->force_target = vibraphone_bar_clamp(newtons, 0.0f, 10.0f, 0.5f);
+  s->settled &= ~16;
+}
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_roughness(vibraphone_bar_state* s, float beta) {
+  s->roughness_target = vibraphone_bar_clamp(beta, 0.2f, 1.8f, 1.0f);
+  s->settled &= ~64;
+}
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_friction(vibraphone_bar_state* s, float mu) {
+  s->friction_target = vibraphone_bar_clamp(mu, 0.0f, 1.0f, 0.3f);
+  s->settled &= ~32;
+}
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_set_input_gain(vibraphone_bar_state* s, float newtons) {
+  s->input_gain_target = vibraphone_bar_clamp(newtons, 0.01f, 1e+05f, 100.0f);
+}
+
+/* The 10 ms smoother of a control, y = t (1 - p) + p y[-1] (Faust si.smooth). Once a step leaves y
+ * unchanged it never changes again until the target does: the bit in *settled records that, so
+ * a control at rest costs nothing per sample (and gives exactly what the recursion would). */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_smooth(float* y, float target, float p, int bit, int* settled) {
+  if (!(*settled & bit)) {
+    const float next = target * (1.0f - p) + p * *y;
+    if (next == *y) *settled |= bit;
+    *y = next;
+  }
+}
 
 /* One-pole low-pass y = (1 - b) x + b y[-1] (Faust m2dExcite.onePole). */
 VIBRAPHONE_BAR_INLINE float vibraphone_bar_one_pole(float* y1, float b, float x) {
@@ -363,38 +474,51 @@ VIBRAPHONE_BAR_INLINE float vibraphone_bar_one_pole(float* y1, float b, float x)
   return *y1;
 }
 
-/* The force (N) of the selected contact model for one sample; every model's state advances, as
- * in the Faust program, so switching models mid-ring gives the same signal in both. trig: a
- * strike starts on this sample; in: the live input sample (read by the input model only). The
- * papers and equations are cited at the Faust m2dExcite environment. */
+/* The force (N) of the contact models for one sample, as the Faust program's instrument computes
+ * it: each model fades in over 10 ms when selected and out when not (a switch crossfades), and
+ * runs only while its fade is above 0; a model off has its state at rest (0), so here it costs
+ * nothing, and it starts again from rest when selected. trig: a strike starts on this sample;
+ * in: the live input sample (read by the input model only). The papers and equations are cited
+ * at the Faust m2dExcite environment. Size, speed and roughness act at control rate: their
+ * coefficients are computed when they change, never per sample. */
 VIBRAPHONE_BAR_INLINE float vibraphone_bar_contact_force(vibraphone_bar_state* s, int trig, float in) {
-  const float two_pi = 6.28318530717958647692f, sr = s->sample_rate_hz;
-  const float p = s->smooth_pole;
-  float raw, impact, hammer, micro = 0.0f, scrape, roll, fractal, fc, r, y, b, phase, env;
-  int k, ramp, since_burst;
+  const float sr = s->sample_rate_hz, p = s->smooth_pole;
+  float raw, impact = 0.0f, force = 0.0f, b, e, env;
+  float* fade = s->fade;
+  int k, ramp, since_burst, profile_on;
   s->noise = s->noise * 1103515245u + 12345u;
   raw = (float)(int)s->noise;  /* no.noise is raw / 2147483647 */
-  s->size = s->size_target * (1.0f - p) + p * s->size;
-  s->speed = s->speed_target * (1.0f - p) + p * s->speed;
-  s->contact_force = s->force_target * (1.0f - p) + p * s->contact_force;
-  s->roughness = s->roughness_target * (1.0f - p) + p * s->roughness;
-  s->friction = s->friction_target * (1.0f - p) + p * s->friction;
+  vibraphone_bar_smooth(&s->contact_force, s->force_target, p, 16, &s->settled);
+  vibraphone_bar_smooth(&s->friction, s->friction_target, p, 32, &s->settled);
   if (trig) s->velocity = s->strike_velocity;
   s->since = trig ? 0 : (s->since + 1 < 16777216 ? s->since + 1 : 16777216);
-
-  /* Impact: F = (p / T)(1 - cos(2 pi t / T)) for t < T, T = 0.2 ms 50^(1 - hardness). */
-  {
-    if (s->hardness != s->cache_hardness) {
-      /* Recomputed only when the input changes: the same values, far fewer transcendentals. */
-      s->cache_hardness = s->hardness;
-      s->cache_contact = 0.0002f * VIBRAPHONE_BAR_POWF(50.0f, 1.0f - s->hardness);
-      s->cache_ramp = (int)(sr * ((1.0f - s->hardness) * 0.01f + 0.001f) + 0.5f);
-      if (s->cache_ramp < 1) s->cache_ramp = 1;
-      s->cache_sqrt_ramp = sqrtf((float)s->cache_ramp);
+  /* The fades: linear, 10 ms; at the first sample each is 1 when selected, else 0. */
+  if (s->fading || s->first_fade) {
+    s->fading = 0;
+    for (k = 0; k < 6; ++k) {
+      const int selected = s->excitation == k;
+      float f = fade[k] + (selected ? s->fade_step : -s->fade_step);
+      f = f < 1.0f ? f : 1.0f;
+      f = 0.0f < f ? f : 0.0f;
+      fade[k] = s->first_fade ? (float)selected : f;
+      s->fading |= fade[k] != (float)selected;
     }
-    const float contact = s->cache_contact;
-    phase = (float)s->since / (contact * sr);
-    impact = phase < 1.0f ? s->velocity * (1.0f - VIBRAPHONE_BAR_COSF(two_pi * phase)) / contact : 0.0f;
+    s->first_fade = 0;
+  }
+
+  /* Values held from the strike on (Faust: computed from the slider, then sample-and-held). */
+  if (s->hardness != s->cache_hardness) {
+    s->cache_hardness = s->hardness;
+    s->cache_contact = 0.0002f * VIBRAPHONE_BAR_POWF(50.0f, 1.0f - s->hardness);
+    s->cache_ramp = (int)(sr * ((1.0f - s->hardness) * 0.01f + 0.001f) + 0.5f);
+    if (s->cache_ramp < 1) s->cache_ramp = 1;
+    s->cache_sqrt_ramp = sqrtf((float)s->cache_ramp);
+  }
+  /* Impact: F = (p / T)(1 - cos(2 pi t / T)) for t < T, T = 0.2 ms 50^(1 - hardness). */
+  if (fade[VIBRAPHONE_BAR_EXCITE_IMPACT] > 0.0f || fade[VIBRAPHONE_BAR_EXCITE_MICRO] > 0.0f) {
+    const float t = (float)s->since / s->cache_contact;
+    impact = s->inv_sample_rate * t < 1.0f ? s->velocity * (1.0f - VIBRAPHONE_BAR_COSF(s->two_pi_over_sr * t)) / s->cache_contact : 0.0f;
+    force += fade[VIBRAPHONE_BAR_EXCITE_IMPACT] * impact;
   }
 
   /* The filters below are written in the Faust compiler's normal form of the same expressions
@@ -403,101 +527,141 @@ VIBRAPHONE_BAR_INLINE float vibraphone_bar_contact_force(vibraphone_bar_state* s
   /* Hammer: noise burst, linear attack-release envelope, three one-pole low-passes. */
   ramp = s->cache_ramp;
   s->burst_count = trig ? 2 * ramp : (s->burst_count - 1 > 0 ? s->burst_count - 1 : 0);
-  since_burst = 2 * ramp - s->burst_count;
-  env = s->burst_count > 0 ? (since_burst < ramp ? (float)since_burst : (float)s->burst_count) / (float)ramp : 0.0f;
-  if (s->size != s->cache_size) {
-    s->cache_size = s->size;
-    s->cache_b = VIBRAPHONE_BAR_EXPF(-1.0f * s->two_pi_over_sr * (9500.0f * (1.0f - s->size) + 500.0f));
+  /* The size's low-pass pole b, computed when the size changes and smoothed (10 ms) through
+   * e = 1 - b, as Faust's smoothNear1 does (Faust then writes 1 - b as e). */
+  if (s->size_target != s->cache_size) {
+    s->cache_size = s->size_target;
+    s->cache_b = 1.0f - VIBRAPHONE_BAR_EXPF(-1.0f * s->two_pi_over_sr * (9500.0f * (1.0f - s->size_target) + 500.0f));
+    s->settled &= ~128;
   }
-  b = s->cache_b;
-  s->burst_lp[0] = b * s->burst_lp[0] + s->noise_scale_sr * (s->velocity * raw * env * (1.0f - b) / s->cache_sqrt_ramp);
-  s->burst_lp[1] = b * s->burst_lp[1] + s->burst_lp[0] * (1.0f - b);
-  s->burst_lp[2] = b * s->burst_lp[2] + s->burst_lp[1] * (1.0f - b);
-  hammer = s->burst_lp[2];
+  if (s->first_coefficients) s->size_pole = s->cache_b;  /* Faust's smooth starts at its value */
+  else vibraphone_bar_smooth(&s->size_pole, s->cache_b, p, 128, &s->settled);
+  e = s->size_pole;
+  b = 1.0f - e;
+  if (fade[VIBRAPHONE_BAR_EXCITE_HAMMER] > 0.0f) {
+    since_burst = 2 * ramp - s->burst_count;
+    env = s->burst_count > 0 ? (since_burst < ramp ? (float)since_burst : (float)s->burst_count) / (float)ramp : 0.0f;
+    s->burst_lp[0] = b * s->burst_lp[0] + s->noise_scale_sr * (s->velocity * e * raw * env / s->cache_sqrt_ramp);
+    s->burst_lp[1] = b * s->burst_lp[1] + e * s->burst_lp[0];
+    s->burst_lp[2] = b * s->burst_lp[2] + e * s->burst_lp[1];
+    force += fade[VIBRAPHONE_BAR_EXCITE_HAMMER] * s->burst_lp[2];
+  } else if (!(s->rest & 1)) {
+    s->burst_lp[0] = s->burst_lp[1] = s->burst_lp[2] = 0.0f;
+    s->rest |= 1;  /* at rest: nothing more to do while off */
+  }
+  if (fade[VIBRAPHONE_BAR_EXCITE_HAMMER] > 0.0f) s->rest &= ~1;
 
   /* Micro-collisions: the impact plus three fractional-period impulse trains for 20 ms. */
-  env = 1.0f - (float)s->since / (0.02f * sr);
-  if (env < 0.0f) env = 0.0f;
-  for (k = 0; k < 3; ++k) {
-    const float inc = s->micro_inc[k], prev = s->micro_phase[k];
-    const int crossed = trig || prev + inc >= 1.0f;
-    const float late = trig ? 0.0f : (prev + inc - 1.0f) / inc;
-    micro += (crossed ? late : 0.0f) + s->micro_later[k];
-    s->micro_later[k] = crossed ? 1.0f - late : 0.0f;
-    s->micro_phase[k] = trig ? 0.0f : prev + inc - (float)(prev + inc >= 1.0f);
-  }
-  micro = impact + micro * (0.1f * s->hardness * s->velocity * env * env * sr);
-
-  /* Scrape and roll: white noise of 1 N^2/Hz, ten octave-spaced shelving sections (pole p_k,
-   * zero p_k 2^(beta/2)), a reson at 2000 Hz per m/s, quality 4. */
-  {
-    if (s->roughness != s->cache_roughness) {
-      const float half_beta = 0.5f * s->roughness;
-      const float zero_ratio = VIBRAPHONE_BAR_POWF(2.0f, half_beta);
-      s->cache_roughness = s->roughness;
-      for (k = 0; k < 10; ++k) s->cache_c[k] = VIBRAPHONE_BAR_EXPF(-1.0f * s->fractal_w[k] * zero_ratio);
-      s->cache_level = VIBRAPHONE_BAR_POWF(50.0f, half_beta);
+  if (fade[VIBRAPHONE_BAR_EXCITE_MICRO] > 0.0f) {
+    float trains = 0.0f;
+    env = 1.0f - (float)s->since / (0.02f * sr);
+    if (env < 0.0f) env = 0.0f;
+    for (k = 0; k < 3; ++k) {
+      const float inc = s->micro_inc[k], prev = s->micro_phase[k];
+      const int crossed = trig || prev + inc >= 1.0f;
+      const float late = trig ? 0.0f : (prev + inc - 1.0f) / inc;
+      trains += s->micro_on[k] * ((crossed ? late : 0.0f) + s->micro_later[k]);
+      s->micro_later[k] = crossed ? 1.0f - late : 0.0f;
+      s->micro_phase[k] = trig ? 0.0f : prev + inc - (float)(prev + inc >= 1.0f);
     }
-    float x = raw, x1 = s->fractal_x1[0];
+    force += fade[VIBRAPHONE_BAR_EXCITE_MICRO] * (impact + trains * (0.1f * s->hardness * s->velocity * env * env * sr));
+    s->rest &= ~2;
+  } else if (!(s->rest & 2)) {
+    for (k = 0; k < 3; ++k) s->micro_phase[k] = s->micro_later[k] = 0.0f;
+    s->rest |= 2;
+  }
+
+  /* Scrape and roll share the profile: white noise of 1 N^2/Hz, ten octave-spaced shelving
+   * sections (pole p_k, zero p_k 2^(beta/2)), a reson at 2000 Hz per m/s, quality 4. */
+  /* The profile's coefficients: computed when roughness or speed change, smoothed (10 ms). */
+  {
+    float fc = 2000.0f * s->speed_target;
+    if (fc < 10.0f) fc = 10.0f;
+    if (s->roughness_target != s->cache_roughness) {
+      const float half_beta = 0.5f * s->roughness_target;
+      const float zero_ratio = VIBRAPHONE_BAR_POWF(2.0f, half_beta);
+      s->cache_roughness = s->roughness_target;
+      for (k = 0; k < 10; ++k) s->cache_c[k] = 1.0f - VIBRAPHONE_BAR_EXPF(-1.0f * s->fractal_w[k] * zero_ratio);
+      s->cache_level = VIBRAPHONE_BAR_POWF(50.0f, half_beta);
+      s->settled &= ~64;
+    }
+    if (fc != s->cache_fc) {
+      s->cache_fc = fc;
+      s->cache_r = 1.0f - VIBRAPHONE_BAR_EXPF(-1.0f * s->quarter_pi_over_sr * fc);
+      s->cache_cos = 1.0f - VIBRAPHONE_BAR_COSF(s->two_pi_over_sr * fc);
+      s->settled &= ~64;
+    }
+    if (!(s->settled & 64)) {
+      int moved = 0;
+      for (k = 0; k < 13; ++k) {
+        const float target = k < 10 ? s->cache_c[k] : (k == 10 ? s->cache_level : (k == 11 ? s->cache_r : s->cache_cos));
+        const float next = s->first_coefficients ? target : target * (1.0f - p) + p * s->profile_smooth[k];
+        moved |= next != s->profile_smooth[k];
+        s->profile_smooth[k] = next;
+      }
+      if (!moved) s->settled |= 64;
+    }
+    s->first_coefficients = 0;
+  }
+  profile_on = fade[VIBRAPHONE_BAR_EXCITE_SCRAPE] > 0.0f || fade[VIBRAPHONE_BAR_EXCITE_ROLL] > 0.0f;
+  if (profile_on) {
+    float x = raw, x1 = s->fractal_x1[0], y;
+    const float r = 1.0f - s->profile_smooth[11], cosine = 1.0f - s->profile_smooth[12];
     s->fractal_x1[0] = raw;
     for (k = 0; k < 10; ++k) {
-      const float c = s->cache_c[k];
+      const float d = s->profile_smooth[k];  /* 1 - c, the zero's distance from 1 */
       /* Section 0 also scales the raw noise to 1 N^2/Hz. */
       const float g = k == 0 ? s->fractal_in_scale : 1.0f - s->fractal_b[k];
-      const float out = s->fractal_b[k] * s->fractal_y1[k] + g * ((x - x1 * c) / (1.0f - c));
+      const float out = s->fractal_b[k] * s->fractal_y1[k] + g * ((x - (1.0f - d) * x1) / d);
       x1 = s->fractal_y1[k];
       s->fractal_y1[k] = out;
       x = out;
     }
-    fractal = x * s->cache_level;
+    x = x * s->profile_smooth[10];
+    y = r * (2.0f * cosine * s->reson_y1 - r * s->reson_y2) + 0.5f * (x - s->reson_x2) * (1.0f - r * r);
+    s->reson_x2 = s->reson_x1; s->reson_x1 = x;
+    s->reson_y2 = s->reson_y1; s->reson_y1 = y;
+    /* 89.44 N per N of friction force: the level calibration of the Faust profileLevel. */
+    force += 89.44f * fade[VIBRAPHONE_BAR_EXCITE_SCRAPE] * y * s->friction * s->contact_force;
+    if (fade[VIBRAPHONE_BAR_EXCITE_ROLL] > 0.0f) {
+      s->roll_lp[0] = b * s->roll_lp[0] + 89.44f * e * y * s->contact_force;
+      s->roll_lp[1] = b * s->roll_lp[1] + e * s->roll_lp[0];
+      force += fade[VIBRAPHONE_BAR_EXCITE_ROLL] * s->roll_lp[1];
+    } else {
+      s->roll_lp[0] = s->roll_lp[1] = 0.0f;
+    }
+    s->rest &= ~12;
+  } else if ((s->rest & 12) != 12) {
+    /* Coming to rest; the reson's input delay line empties over two samples as Faust's does
+     * (its input is 0): bit 4 after the first, bit 8 after the second. */
+    s->fractal_x1[0] = 0.0f;
+    for (k = 0; k < 10; ++k) s->fractal_y1[k] = 0.0f;
+    s->reson_x2 = s->reson_x1; s->reson_x1 = 0.0f;
+    s->reson_y1 = s->reson_y2 = 0.0f;
+    s->roll_lp[0] = s->roll_lp[1] = 0.0f;
+    s->rest |= (s->rest & 4) ? 8 : 4;
   }
-  fc = 2000.0f * s->speed;
-  if (fc < 10.0f) fc = 10.0f;
-  if (fc != s->cache_fc) {
-    s->cache_fc = fc;
-    s->cache_r = VIBRAPHONE_BAR_EXPF(-1.0f * s->quarter_pi_over_sr * fc);
-    s->cache_cos = VIBRAPHONE_BAR_COSF(s->two_pi_over_sr * fc);
-  }
-  r = s->cache_r;
-  y = r * (2.0f * s->reson_y1 * s->cache_cos - r * s->reson_y2) + 0.5f * (fractal - s->reson_x2) * (1.0f - r * r);
-  s->reson_x2 = s->reson_x1; s->reson_x1 = fractal;
-  s->reson_y2 = s->reson_y1; s->reson_y1 = y;
-  /* 89.44 N per N of friction force: the level calibration of the Faust profileLevel. */
-  scrape = 89.44f * y * s->friction * s->contact_force;
-  s->roll_lp[0] = b * s->roll_lp[0] + 89.44f * y * s->contact_force * (1.0f - b);
-  s->roll_lp[1] = b * s->roll_lp[1] + s->roll_lp[0] * (1.0f - b);
-  roll = s->roll_lp[1];
-
-  switch (s->excitation) {
-    case VIBRAPHONE_BAR_EXCITE_HAMMER: return hammer;
-    case VIBRAPHONE_BAR_EXCITE_MICRO: return micro;
-    case VIBRAPHONE_BAR_EXCITE_SCRAPE: return scrape;
-    case VIBRAPHONE_BAR_EXCITE_ROLL: return roll;
-    case VIBRAPHONE_BAR_EXCITE_INPUT: return in * s->input_gain_target;  /* not smoothed, as in Faust */
-    default: return impact;
-  }
+  if (fade[VIBRAPHONE_BAR_EXCITE_INPUT] > 0.0f) force += s->input_gain_target * in * fade[VIBRAPHONE_BAR_EXCITE_INPUT];  /* not smoothed, as in Faust */
+  return force;
 }
 
 /* Strikes with the held parameters at the next processed sample; velocity is the momentum (N s). */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_strike(vibraphone_bar_state* s, float velocity) {
+  s->strike_velocity = vibraphone_bar_clamp(velocity, 0.0f, 10.0f, 0.0f);  /* in [0, 10.0] N s */
   s->strike_pending = 1;
-  s->strike_velocity = velocity;
 }
 
 /* Strikes at a continuous position in [0, POINTS - 1]: its integer part is the excitation point,
  * its fraction the glide toward the next point. */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_strike_at(vibraphone_bar_state* s, float position, float velocity) {
-  const float clamped = position < 0.0f ? 0.0f : (position > VIBRAPHONE_BAR_POINTS - 1 ? (float)(VIBRAPHONE_BAR_POINTS - 1) : position);
+  const float clamped = vibraphone_bar_clamp(position, 0.0f, (float)(VIBRAPHONE_BAR_POINTS - 1), 0.0f);
   const int point = (int)clamped;
   vibraphone_bar_set_excitation_point(s, point);
   vibraphone_bar_set_glide(s, clamped - (float)point);
   vibraphone_bar_strike(s, velocity);
 }
 
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_load_points(vibraphone_bar_state* s, int key) {
-  const int point_c = key % VIBRAPHONE_BAR_POINTS;
-  const int point_b = (key / VIBRAPHONE_BAR_POINTS) % VIBRAPHONE_BAR_POINTS;
-  const int point_a = key / (VIBRAPHONE_BAR_POINTS * VIBRAPHONE_BAR_POINTS);
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_load_points(vibraphone_bar_state* s, int point_a, int point_b, int point_c) {
   const float* ea = vibraphone_bar_excite + (long)point_a * VIBRAPHONE_BAR_MODES;
   const float* eb = vibraphone_bar_excite + (long)point_b * VIBRAPHONE_BAR_MODES;
   const float* ec = vibraphone_bar_excite + (long)point_c * VIBRAPHONE_BAR_MODES;
@@ -512,7 +676,9 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_load_points(vibraphone_bar_state* s, i
       s->pickup[l][n] = VIBRAPHONE_BAR_CONTACT_MIC ? 0.0f : (n < VIBRAPHONE_BAR_MODES ? vibraphone_bar_pickup[(long)l * VIBRAPHONE_BAR_MODES + n] : 0.0f);
       s->gain_a[l][n] = s->shape_a[n] * (VIBRAPHONE_BAR_CONTACT_MIC ? s->shape_a[n] : s->pickup[l][n]);
     }
-  s->loaded_point = key;
+  s->loaded_a = point_a;
+  s->loaded_b = point_b;
+  s->loaded_c = point_c;
 }
 
 /* The resonator bank over samples [m0, m1) of the block, accumulated per lane. moving: the
@@ -540,7 +706,11 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_run_modes(vibraphone_bar_state* s, int
         for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l) {
           const float* VIBRAPHONE_BAR_RESTRICT g = s->gain_a[l] + base;
           float* VIBRAPHONE_BAR_RESTRICT acc = s->acc[l][m];
-          for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc[j] += v[j] * g[j];
+          if (base == 0) {  /* the first group writes the accumulators, the others add */
+            for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc[j] = v[j] * g[j];
+          } else {
+            for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc[j] += v[j] * g[j];
+          }
         }
       } else {
         const float wb = s->weight[m], wc = s->weight_c[m];
@@ -552,11 +722,21 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_run_modes(vibraphone_bar_state* s, int
         for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l) {
           const float* VIBRAPHONE_BAR_RESTRICT pk = VIBRAPHONE_BAR_CONTACT_MIC ? shape : s->pickup[l] + base;
           float* VIBRAPHONE_BAR_RESTRICT acc = s->acc[l][m];
-          for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc[j] += v[j] * (shape[j] * pk[j]);
+          if (base == 0) {
+            for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc[j] = v[j] * (shape[j] * pk[j]);
+          } else {
+            for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc[j] += v[j] * (shape[j] * pk[j]);
+          }
         }
       }
     }
-    for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) { s->re[base + j] = re[j]; s->im[base + j] = im[j]; }
+    /* Below 1e-20 (400 dB under a unit strike) a mode's state is 0: a decaying mode never runs
+     * on subnormal numbers, whose arithmetic is many times slower on most FPUs, whatever the
+     * host's floating-point mode. */
+    for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) {
+      s->re[base + j] = fabsf(re[j]) < 1e-20f ? 0.0f : re[j];
+      s->im[base + j] = fabsf(im[j]) < 1e-20f ? 0.0f : im[j];
+    }
   }
 }
 
@@ -571,7 +751,33 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_process(vibraphone_bar_state* s, const
   }
   while (done < n) {
     int count = n - done < VIBRAPHONE_BAR_BLOCK ? n - done : VIBRAPHONE_BAR_BLOCK;
-    int m, l, j, start;
+    int m, l, j, start, still = 1; /* still: the contact stays where it was over the whole block */
+    if (!s->strike_pending && !s->first_sample && !s->first_fade && !s->fading && (s->rest & 15) == 15 &&
+        (s->settled & 255) == 255 && !s->position_changed &&
+        (s->excitation == VIBRAPHONE_BAR_EXCITE_INPUT ||
+         (s->excitation == VIBRAPHONE_BAR_EXCITE_IMPACT && s->cache_hardness == s->hardness &&
+          s->inv_sample_rate * ((float)s->since / s->cache_contact) >= 1.0f))) {
+      /* Nothing moves but the live input (an effect at rest), or nothing at all (a struck object
+       * ringing after its impact's pulse, which stays over as the count grows): the force is the
+       * input or 0; the counters and the noise generator the other models read move on by the
+       * block. */
+      unsigned int noise = s->noise;
+      const float scale = s->inv_sample_rate, out_gain = s->gain * s->level;
+      const float input_gain = s->excitation == VIBRAPHONE_BAR_EXCITE_INPUT ? s->input_gain_target : 0.0f;
+      for (m = 0; m < count; ++m) noise = noise * 1103515245u + 12345u;
+      s->noise = noise;
+      s->since = s->since < 16777216 - count ? s->since + count : 16777216;
+      s->burst_count = s->burst_count > count ? s->burst_count - count : 0;
+      for (m = 0; m < count; ++m) {
+        s->force[m] = input_gain * (in ? in[m] : 0.0f) * scale;
+        s->out_gain[m] = out_gain;
+      }
+      s->point_a[0] = s->at_a;
+      s->point_b[0] = s->at_b;
+      s->point_c[0] = s->at_c;
+      s->weight[0] = s->at_wb;
+      s->weight_c[0] = s->at_wc;
+    } else
     /* Per-sample controls, in the order the Faust program computes them. */
     for (m = 0; m < count; ++m) {
       int trig = 0;
@@ -584,51 +790,84 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_process(vibraphone_bar_state* s, const
         vibraphone_bar_apply(s);
         trig = 1;
       }
-      s->force[m] = vibraphone_bar_contact_force(s, trig, in ? in[m] : 0.0f) * s->inv_sample_rate;
-      s->glide = s->glide_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->glide;
-      s->gain = s->gain_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->gain;
-      s->contact_u = s->contact_u_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_u;
-      s->contact_v = s->contact_v_target * (1.0f - s->smooth_pole) + s->smooth_pole * s->contact_v;
-      if (s->contact_on) {
-        /* Barycentric position over the triangle: (1 - u - v, u, v). */
-        const int* t = vibraphone_bar_triangle[s->contact_triangle];
-        const float sum = s->contact_u + s->contact_v;
-        const float scale = sum > 1.0f ? sum : 1.0f;
-        s->point_a[m] = (t[0] * VIBRAPHONE_BAR_POINTS + t[1]) * VIBRAPHONE_BAR_POINTS + t[2];
-        s->weight[m] = s->contact_u / scale;
-        s->weight_c[m] = s->contact_v / scale;
+      if (!trig && s->excitation == VIBRAPHONE_BAR_EXCITE_INPUT && !s->fading && !s->first_fade && (s->rest & 15) == 15 &&
+          (s->settled & 240) == 240) {
+        /* The live input alone, every other model at rest: the force is the input; only the
+         * counters and the noise generator the others read move on. */
+        s->noise = s->noise * 1103515245u + 12345u;
+        s->since = s->since + 1 < 16777216 ? s->since + 1 : 16777216;
+        s->burst_count = s->burst_count - 1 > 0 ? s->burst_count - 1 : 0;
+        s->force[m] = s->input_gain_target * (in ? in[m] : 0.0f) * s->inv_sample_rate;
       } else {
-        int point_a, point_b;
-        float position = s->point + s->glide;
-        if (position > (float)(VIBRAPHONE_BAR_POINTS - 1)) position = (float)(VIBRAPHONE_BAR_POINTS - 1);
-        if (position < 0.0f) position = 0.0f;
-        point_a = (int)position;
-        if (point_a > VIBRAPHONE_BAR_POINTS - 2) point_a = VIBRAPHONE_BAR_POINTS - 2 > 0 ? VIBRAPHONE_BAR_POINTS - 2 : 0;
-        point_b = point_a + 1 < VIBRAPHONE_BAR_POINTS ? point_a + 1 : VIBRAPHONE_BAR_POINTS - 1;
-        s->point_a[m] = (point_a * VIBRAPHONE_BAR_POINTS + point_b) * VIBRAPHONE_BAR_POINTS + point_b;
-        s->weight[m] = position - (float)point_a;
-        s->weight_c[m] = 0.0f;
+        s->force[m] = vibraphone_bar_contact_force(s, trig, in ? in[m] : 0.0f) * s->inv_sample_rate;
       }
+      vibraphone_bar_smooth(&s->glide, s->glide_target, s->smooth_pole, 1, &s->settled);
+      vibraphone_bar_smooth(&s->gain, s->gain_target, s->smooth_pole, 2, &s->settled);
+      vibraphone_bar_smooth(&s->contact_u, s->contact_u_target, s->smooth_pole, 4, &s->settled);
+      vibraphone_bar_smooth(&s->contact_v, s->contact_v_target, s->smooth_pole, 8, &s->settled);
+      if ((s->settled & 13) != 13 || s->position_changed) {
+        s->position_changed = 0;
+        still = 0;
+        if (s->contact_on) {
+          /* Barycentric position over the triangle: (1 - u - v, u, v). */
+          const int* t = vibraphone_bar_triangle[s->contact_triangle];
+          const float sum = s->contact_u + s->contact_v;
+          const float scale = sum > 1.0f ? sum : 1.0f;
+          s->at_a = t[0];
+          s->at_b = t[1];
+          s->at_c = t[2];
+          s->at_wb = s->contact_u / scale;
+          s->at_wc = s->contact_v / scale;
+        } else {
+          int point_a, point_b;
+          float position = s->point + s->glide;
+          if (position > (float)(VIBRAPHONE_BAR_POINTS - 1)) position = (float)(VIBRAPHONE_BAR_POINTS - 1);
+          if (position < 0.0f) position = 0.0f;
+          point_a = (int)position;
+          if (point_a > VIBRAPHONE_BAR_POINTS - 2) point_a = VIBRAPHONE_BAR_POINTS - 2 > 0 ? VIBRAPHONE_BAR_POINTS - 2 : 0;
+          point_b = point_a + 1 < VIBRAPHONE_BAR_POINTS ? point_a + 1 : VIBRAPHONE_BAR_POINTS - 1;
+          s->at_a = point_a;
+          s->at_b = point_b;
+          s->at_c = point_b;
+          s->at_wb = position - (float)point_a;
+          s->at_wc = 0.0f;
+        }
+      }
+      s->point_a[m] = s->at_a;
+      s->point_b[m] = s->at_b;
+      s->point_c[m] = s->at_c;
+      s->weight[m] = s->at_wb;
+      s->weight_c[m] = s->at_wc;
       s->out_gain[m] = s->gain * s->level;
     }
-    for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l)
-      for (m = 0; m < count; ++m)
-        for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) s->acc[l][m][j] = 0.0f;
     /* Runs of samples with the same points; the per-sample interpolation only where a weight is
      * not 0. */
     start = 0;
     while (start < count) {
-      int end = start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f;
-      while (end < count && s->point_a[end] == s->point_a[start]) {
+      int end = still ? count : start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f;
+      while (end < count && s->point_a[end] == s->point_a[start] && s->point_b[end] == s->point_b[start] &&
+             s->point_c[end] == s->point_c[start]) {
         moving |= s->weight[end] != 0.0f || s->weight_c[end] != 0.0f;
         ++end;
       }
-      if (s->loaded_point != s->point_a[start]) vibraphone_bar_load_points(s, s->point_a[start]);
+      if (s->loaded_a != s->point_a[start] || s->loaded_b != s->point_b[start] || s->loaded_c != s->point_c[start])
+        vibraphone_bar_load_points(s, s->point_a[start], s->point_b[start], s->point_c[start]);
       vibraphone_bar_run_modes(s, start, end, moving);
       for (m = start; m < end; ++m) {
         for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l) {
-          float y = 0.0f;
-          for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) y += s->acc[l][m][j];
+          /* The lanes summed as a tree (halves added elementwise): the compiler vectorises it,
+           * where a running sum is one long chain of dependent additions. */
+          float* VIBRAPHONE_BAR_RESTRICT t = s->acc[l][m];
+          float y;
+          if (VIBRAPHONE_BAR_LANES >= 256) for (j = 0; j < 128; ++j) t[j] += t[j + 128];
+          if (VIBRAPHONE_BAR_LANES >= 128) for (j = 0; j < 64; ++j) t[j] += t[j + 64];
+          if (VIBRAPHONE_BAR_LANES >= 64) for (j = 0; j < 32; ++j) t[j] += t[j + 32];
+          if (VIBRAPHONE_BAR_LANES >= 32) for (j = 0; j < 16; ++j) t[j] += t[j + 16];
+          if (VIBRAPHONE_BAR_LANES >= 16) for (j = 0; j < 8; ++j) t[j] += t[j + 8];
+          if (VIBRAPHONE_BAR_LANES >= 8) for (j = 0; j < 4; ++j) t[j] += t[j + 4];
+          if (VIBRAPHONE_BAR_LANES >= 4) for (j = 0; j < 2; ++j) t[j] += t[j + 2];
+          if (VIBRAPHONE_BAR_LANES >= 2) t[0] += t[1];
+          y = t[0];
 
           outs[l][done + m] = y * s->out_gain[m];
         }
@@ -636,6 +875,9 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_process(vibraphone_bar_state* s, const
       }
       start = end;
     }
+    /* The contact models' decaying low-passes, likewise, once per block. */
+    for (j = 0; j < 3; ++j) s->burst_lp[j] = fabsf(s->burst_lp[j]) < 1e-20f ? 0.0f : s->burst_lp[j];
+    for (j = 0; j < 2; ++j) s->roll_lp[j] = fabsf(s->roll_lp[j]) < 1e-20f ? 0.0f : s->roll_lp[j];
     if (in) in += count;
     done += count;
   }

@@ -210,7 +210,7 @@ ModalModel analyze_tet_mesh(const AnalysisOptions& o, const Material& material, 
   model.analysis.normalization = o.normalize;
   for (double lambda : modes.eigenvalues) model.modes.push_back({0, 0, 0, lambda});
   model.excitations = excitation_gains(excite_vertices, tets, modes.shapes, o.normalize);
-  model.excitation_triangles = triangulate_excitations(model.excitations);
+  model.excitation_triangles = triangulate_excitations(model.excitations, tets);
   for (const auto& text : o.listeners)
     model.listeners.push_back(
         listener_gains(tets, modes.shapes, modes.eigenvalues, parse_listener_position(text)));

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "util/error.hpp"
+#include "util/progress.hpp"
 
 namespace mesh2dsp {
 
@@ -55,8 +56,16 @@ EmitModel make_emit_model(const ModalModel& model, const std::string& name_overr
     if (sigma >= omega)
       throw Error(fmt::format("mode at {} Hz is overdamped (decay rate {} 1/s): not a resonance",
                               m.frequency_hz, sigma));
+    if (!(sigma > 0)) ++e.undamped_modes;
     e.decay_per_s.push_back(sigma);
   }
+  if (e.undamped_modes)
+    notice(fmt::format(
+        "{} of {} mode(s) are undamped (no damping ratio, no finite T60): the generated code gives "
+        "them the slowest decay its float resonators hold stably (pole radius 1 - 2^-20: T60 {:.0f} s "
+        "at 48 kHz, {:.0f} s at 192 kHz)",
+        e.undamped_modes, n_modes, std::log(1000.0) / (kMaxPoleDecayPerSample * 48000),
+        std::log(1000.0) / (kMaxPoleDecayPerSample * 192000)));
 
   e.gains.assign(static_cast<size_t>(e.output_count) * e.point_count * n_modes, 0.0);
   double largest_sum = 0;

@@ -10,6 +10,14 @@
 
 namespace mesh2dsp {
 
+// The largest pole radius the generated resonators use, 1 - 2^-20 (exact in float): with it a
+// coupled-form pole (r cos theta, r sin theta) rounded to float stays inside the unit circle
+// (|r cos|^2 + |r sin|^2 <= (1 - 2^-20)^2 (1 + 2^-22) < 1), where r = 1 (an undamped mode) or a
+// long decay at a high rate could round to a pole just outside it, which grows.
+inline constexpr double kMaxPoleRadius = 1.0 - 1.0 / 1048576.0;
+// Its decay per sample, -ln(kMaxPoleRadius) ≈ 2^-20.
+inline constexpr double kMaxPoleDecayPerSample = 1.0 / 1048576.0;
+
 struct EmitModel {
   std::string name;        // identifier-safe model name, e.g. "bowl"
   std::string class_name;  // CamelCase for the C++ class, e.g. "Bowl"
@@ -18,6 +26,7 @@ struct EmitModel {
   double fundamental_hz = 0;            // frequency of the lowest mode
   std::vector<double> frequency_ratio;  // f_n / f_0, ascending
   std::vector<double> decay_per_s;      // σ_n = ξ_n ω_n (1/s); 0 when undamped
+  int undamped_modes = 0;               // modes with σ_n = 0 (a notice says so)
   int mode_count = 0;
   int point_count = 0;   // excitation points K
   int output_count = 0;  // listeners L, or 1 for the contact microphone

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "emit/number_format.hpp"
 #include "emit/output_level.hpp"
@@ -29,6 +30,8 @@ constexpr double kDefaultRoughness = 1.0;
 constexpr double kDefaultFriction = 0.3;
 // Live input: newtons of force per full-scale input sample.
 constexpr double kDefaultInputGain_N = 100;
+// The largest strike momentum (N s) a gate or strike() takes: 20 dB above a default strike.
+constexpr double kMaxVelocity_Ns = 10;
 
 // The three modes with the largest gain at point 0 (output 0), ascending in frequency: the
 // "dominant modal frequencies" of the micro-collision trains (FoleyAutomatic, 2001). Repeats the last when
@@ -107,9 +110,19 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
   while (ring < longest * 192000 + 8) ring *= 2;
   d.set("delay_ring", std::to_string(ring));
   d.set("default_input_gain", float_literal(kDefaultInputGain_N));
+  d.set("max_pole_radius", float_literal(kMaxPoleRadius));
   d.set("fundamental_hz", float_literal(m.fundamental_hz));
   d.set("freq_min", float_literal(std::min(20.0, m.fundamental_hz / 2)));
   d.set("freq_max", float_literal(std::max(20000.0, m.fundamental_hz * 2)));
+  // Every control's range, one list for the Faust sliders and the header's setters, which both
+  // clamp to it (a NaN gives the default).
+  for (const auto& [key, lo, hi] : std::initializer_list<std::tuple<const char*, double, double>>{
+           {"t60", 0.1, 10}, {"hardness", 0, 1}, {"glide", 0, 1}, {"gain", 0.001, 1}, {"size", 0, 1},
+           {"speed", 0.01, 5}, {"force", 0, 10}, {"roughness", 0.2, 1.8}, {"friction", 0, 1},
+           {"input_gain", 0.01, 100000}, {"velocity", 0, kMaxVelocity_Ns}}) {
+    d.set(std::string(key) + "_min", float_literal(lo));
+    d.set(std::string(key) + "_max", float_literal(hi));
+  }
   d.set("default_hardness", float_literal(kDefaultHardness));
   d.set("default_gain", float_literal(kDefaultGain));
   d.set("default_size", float_literal(kDefaultSize));
@@ -149,14 +162,22 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
 // The instrument's excitation menu: the Faust expression of each compiled-in contact model.
 void set_excitations(TemplateData& d, const EmitModel& m, const std::vector<std::string>& kinds) {
   const auto micro = dominant_ratios(m);
+  auto index = [&](const char* kind) {
+    return static_cast<int>(std::find(kinds.begin(), kinds.end(), kind) - kinds.begin());
+  };
+  const int scrape = index("scrape"), roll = index("roll"), n = static_cast<int>(kinds.size());
+  // Each model with state runs while on(its menu index); scrape and roll share the profile.
   const std::map<std::string, std::string> expression{
       {"impact", "m2dExcite.impact(gate, hardness)"},
-      {"hammer", "m2dExcite.hammer(gate, hardness, size)"},
-      {"micro", fmt::format("m2dExcite.micro(gate, hardness, freq * {}, freq * {}, freq * {})",
-                            float_literal(micro[0]), float_literal(micro[1]), float_literal(micro[2]))},
-      {"scrape", "m2dExcite.scrape(speed, force, roughness, friction)"},
-      {"roll", "m2dExcite.roll(speed, force, roughness, size)"},
+      {"hammer", fmt::format("m2dExcite.hammerOn(on({}), gate, hardness, size)", index("hammer"))},
+      {"micro", fmt::format("m2dExcite.microOn(on({}), gate, hardness, freq * {}, freq * {}, freq * {})",
+                            index("micro"), float_literal(micro[0]), float_literal(micro[1]), float_literal(micro[2]))},
+      {"scrape", "profile * (friction * force)"},
+      {"roll", fmt::format("m2dExcite.rollFrom(on({}), profile, force, size)", roll)},
       {"input", "(x : m2dExcite.input(inputGain))"}};
+  d.set("has_profile", scrape < n || roll < n);
+  d.set("profile_on", scrape < n && roll < n ? fmt::format("on({}) | on({})", scrape, roll)
+                                             : fmt::format("on({})", std::min(scrape, roll)));
   TemplateData list{TemplateData::type::list};
   std::string names;
   for (size_t i = 0; i < kinds.size(); ++i) {
@@ -165,6 +186,7 @@ void set_excitations(TemplateData& d, const EmitModel& m, const std::vector<std:
     item.set("index", std::to_string(i));
     item.set("semicolon", i + 1 < kinds.size() ? std::string(";") : std::string());
     item.set("expression", expression.at(kinds[i]));
+    item.set("plus", i + 1 < kinds.size() ? std::string(" + ") : std::string());
     list.push_back(item);
     names += (i ? ", " : "") + kinds[i];
   }

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <Eigen/Geometry>
-#include <Eigen/SVD>
 
 #include <charconv>
+#include <algorithm>
+#include <set>
+#include <queue>
 #include <cmath>
 #include <sstream>
 
@@ -163,6 +165,21 @@ std::vector<int> select_excitation_vertices(const std::string& spec, const TetMe
     throw Error(fmt::format("--excite \"{}\": unknown kind \"{}\" (auto, vertex or point)", spec, kind));
   }
   if (out.empty()) throw Error(fmt::format("--excite \"{}\" selects no point", spec));
+  if (kind != "auto") {
+    // A vertex on an edge or corner (faces meeting at more than 10° from its normal) has no
+    // surface normal of its own: the strike direction is the average of its faces' normals (a
+    // bisector). Said, not silently taken.
+    const auto smooth = smooth_surface_vertices(mesh, 10.0 * M_PI / 180);
+    std::string where;
+    int count = 0;
+    for (int v : out)
+      if (!smooth[v] && count++ < 8) where += fmt::format("{}{}", where.empty() ? "" : ", ", v);
+    if (count)
+      notice(fmt::format("--excite: {} point(s) lie on an edge or corner of the surface (vertex {}{}): "
+                         "struck along the average normal of the faces there (a bisector); pick "
+                         "points inside a face for a face's normal",
+                         count, where, count > 8 ? ", ..." : ""));
+  }
   return out;
 }
 
@@ -190,62 +207,62 @@ std::vector<ModalExcitation> excitation_gains(const std::vector<int>& vertices, 
   return out;
 }
 
-std::vector<std::array<int, 3>> triangulate_excitations(const std::vector<ModalExcitation>& points) {
-  const int k = static_cast<int>(points.size());
+std::vector<std::array<int, 3>> triangulate_excitations(const std::vector<ModalExcitation>& points,
+                                                        const TetMesh& mesh) {
   std::vector<std::array<int, 3>> triangles;
+  const int k = static_cast<int>(points.size());
   if (k < 3) return triangles;
-  Eigen::MatrixXd p(k, 3);
-  for (int i = 0; i < k; ++i) p.row(i) = points[i].position.transpose();
-  p.rowwise() -= p.colwise().mean();
-  // Principal axes, largest spread first.
-  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(p, Eigen::ComputeThinV);
-  const Eigen::VectorXd spread = svd.singularValues();
-  if (!(spread(1) > 1e-9 * spread(0))) return triangles;  // collinear: no triangle
-  const Eigen::MatrixXd axes = p * svd.matrixV();          // coordinates along the axes
-  const bool planar = !(spread(2) > 1e-6 * spread(0));
-  if (!planar) {
-    // Whitened directions on the unit sphere; their convex hull, faces oriented outward.
-    Eigen::MatrixXd d(k, 3);
-    for (int i = 0; i < k; ++i) {
-      Eigen::Vector3d v(axes(i, 0) / spread(0), axes(i, 1) / spread(1), axes(i, 2) / spread(2));
-      d.row(i) = v.normalized().transpose();
+  // The surface's edge graph, weighted by length.
+  const auto& V = mesh.vertices;
+  const auto& F = mesh.surface_faces;
+  std::vector<std::vector<std::pair<int, double>>> neighbours(V.rows());
+  for (Eigen::Index f = 0; f < F.rows(); ++f)
+    for (int e = 0; e < 3; ++e) {
+      const int a = F(f, e), b = F(f, (e + 1) % 3);
+      const double length = (V.row(a) - V.row(b)).norm();
+      neighbours[a].push_back({b, length});
+      neighbours[b].push_back({a, length});
     }
-    for (int a = 0; a < k; ++a)
-      for (int b = a + 1; b < k; ++b)
-        for (int c = b + 1; c < k; ++c) {
-          const Eigen::Vector3d da = d.row(a), db = d.row(b), dc = d.row(c);
-          Eigen::Vector3d n = (db - da).cross(dc - da);
-          if (n.norm() < 1e-12) continue;
-          n.normalize();
-          int above = 0, below = 0;
-          for (int o = 0; o < k && !(above && below); ++o) {
-            if (o == a || o == b || o == c) continue;
-            const double side = n.dot(Eigen::Vector3d(d.row(o)) - da);
-            above += side > 1e-9;
-            below += side < -1e-9;
-          }
-          if (above && below) continue;
-          triangles.push_back(above ? std::array<int, 3>{a, c, b} : std::array<int, 3>{a, b, c});
-        }
-    return triangles;
+  // Geodesic Voronoi regions of the points over the surface: Dijkstra from all of them at once.
+  std::vector<double> distance(V.rows(), INFINITY);
+  std::vector<int> region(V.rows(), -1);
+  using Item = std::pair<double, int>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
+  for (int i = 0; i < k; ++i) {
+    const int v = points[i].vertex;
+    if (v < 0 || v >= V.rows() || region[v] >= 0) continue;  // a repeated vertex: its first point
+    distance[v] = 0;
+    region[v] = i;
+    queue.push({0.0, v});
   }
-  // In one plane: Delaunay, a triangle kept when no other point is inside its circumcircle.
-  for (int a = 0; a < k; ++a)
-    for (int b = a + 1; b < k; ++b)
-      for (int c = b + 1; c < k; ++c) {
-        const Eigen::Vector2d pa(axes(a, 0), axes(a, 1)), pb(axes(b, 0), axes(b, 1)), pc(axes(c, 0), axes(c, 1));
-        const double det = 2 * ((pb - pa).x() * (pc - pa).y() - (pb - pa).y() * (pc - pa).x());
-        if (std::abs(det) < 1e-12 * spread(0) * spread(0)) continue;
-        const double bb = (pb - pa).squaredNorm(), cc = (pc - pa).squaredNorm();
-        const Eigen::Vector2d centre =
-            pa + Eigen::Vector2d((pc - pa).y() * bb - (pb - pa).y() * cc, (pb - pa).x() * cc - (pc - pa).x() * bb) / det;
-        const double r2 = (pa - centre).squaredNorm();
-        bool empty = true;
-        for (int o = 0; o < k && empty; ++o)
-          if (o != a && o != b && o != c && (Eigen::Vector2d(axes(o, 0), axes(o, 1)) - centre).squaredNorm() < r2 * (1 - 1e-9))
-            empty = false;
-        if (empty) triangles.push_back({a, b, c});
+  while (!queue.empty()) {
+    const auto [d, v] = queue.top();
+    queue.pop();
+    if (d > distance[v]) continue;
+    for (const auto& [w, length] : neighbours[v])
+      if (d + length < distance[w]) {
+        distance[w] = d + length;
+        region[w] = region[v];
+        queue.push({distance[w], w});
       }
+  }
+  // The dual: a surface triangle whose corners lie in three regions gives the triangle of their
+  // points, oriented as the surface is (outward). Its edges join regions that touch along the
+  // surface, so no triangle crosses the interior; one whose points face apart (normals more than
+  // 90° apart: top and bottom of a plate, inside and outside of a shell across its rim) is
+  // dropped, since the mode shape's normal component changes sign across such a turn.
+  std::set<std::array<int, 3>> seen;
+  for (Eigen::Index f = 0; f < F.rows(); ++f) {
+    const std::array<int, 3> t{region[F(f, 0)], region[F(f, 1)], region[F(f, 2)]};
+    if (t[0] < 0 || t[1] < 0 || t[2] < 0 || t[0] == t[1] || t[1] == t[2] || t[0] == t[2]) continue;
+    auto key = t;
+    std::sort(key.begin(), key.end());
+    if (!seen.insert(key).second) continue;
+    bool facing = true;
+    for (int e = 0; e < 3; ++e)
+      facing = facing && points[t[e]].direction.dot(points[t[(e + 1) % 3]].direction) > -1e-6;
+    if (facing) triangles.push_back(t);
+  }
   return triangles;
 }
 

@@ -33,13 +33,14 @@ std::vector<ModalExcitation> excitation_gains(const std::vector<int>& vertices, 
                                               const std::string& normalization);
 
 // Triangles over the excitation points (indices into `points`) for the barycentric gain
-// interpolation of a moving contact (van den Doel & Pai, "Modal Synthesis for Vibrating Objects", 2003, section 2.3 and Fig. 4: gains
-// at sampled locations, interpolated over a triangulation of them). The points are centred and
-// whitened along their principal axes, pushed onto the unit sphere, and their convex hull is
-// taken there: the hull of points on a sphere is their spherical Delaunay triangulation, so
-// neighbours on a closed or curved surface (bowl, bell, bar) are joined and opposite sides are
-// not. When the points lie in one plane, their 2-D Delaunay triangulation in that plane. Brute
-// force (O(K^4)): K is a few dozen. Empty for fewer than three points or collinear points.
-std::vector<std::array<int, 3>> triangulate_excitations(const std::vector<ModalExcitation>& points);
+// interpolation of a moving contact (van den Doel & Pai, "Modal Synthesis for Vibrating Objects",
+// 2003, section 2.3 and Fig. 4: gains at sampled locations, interpolated over a triangulation of
+// them), over the surface itself: the dual of the points' geodesic Voronoi regions on the
+// surface mesh (a restricted Delaunay triangulation), so neighbours are neighbours along the
+// surface and no triangle crosses the interior; triangles whose points face apart (normals more
+// than 90° apart) are left out. `points[i].vertex` are vertices of `mesh`. Empty for fewer than
+// three points.
+std::vector<std::array<int, 3>> triangulate_excitations(const std::vector<ModalExcitation>& points,
+                                                        const TetMesh& mesh);
 
 }  // namespace mesh2dsp

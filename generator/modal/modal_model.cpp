@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -218,6 +219,19 @@ void retune_material(ModalModel& model, const Material& m) {
         "this model has listeners, whose gains depend on each mode's frequency (the propagation "
         "phase over the surface): a new E/density cannot re-tune them exactly; re-run the "
         "analysis on the mesh (changing only the damping is exact)");
+  // The damping: a new Rayleigh pair (a preset's or --rayleigh-*) is applied; so is the old pair
+  // when the modes' damping is that pair's (re-tuned exactly, ξ follows the new ω). Damping
+  // that is not Rayleigh (fitted to a recording, written per mode) is kept, each mode's ratio ξ
+  // as it was (its Q): recomputing it from a Rayleigh pair the model never used would replace
+  // it, with (0, 0) by no damping at all.
+  const bool new_pair = m.rayleigh_mass_per_s != old.rayleigh_mass_per_s ||
+                        m.rayleigh_stiffness_s != old.rayleigh_stiffness_s;
+  bool rayleigh = true;
+  for (const auto& mode : model.modes) {
+    const double xi = rayleigh_damping_ratio(old.rayleigh_mass_per_s, old.rayleigh_stiffness_s,
+                                             2 * M_PI * mode.frequency_hz);
+    if (!(std::abs(mode.damping_ratio - xi) <= 1e-6 * std::max(xi, 1e-12))) rayleigh = false;
+  }
   for (auto& mode : model.modes) mode.eigenvalue *= eigen_scale;
   // Listener gains are pressure per unit modal velocity, proportional to φ as well.
   if (model.analysis.normalization == "physical")
@@ -232,7 +246,23 @@ void retune_material(ModalModel& model, const Material& m) {
     model.surface = std::move(surface);
   }
   model.material = m;
-  apply_rayleigh_damping(model);
+  if (new_pair || rayleigh) {
+    apply_rayleigh_damping(model);
+  } else {
+    for (auto& mode : model.modes) {
+      const double omega = std::sqrt(mode.eigenvalue);
+      mode.frequency_hz = omega / (2 * M_PI);
+      mode.t60_s = t60_seconds(mode.damping_ratio, omega);
+    }
+    notice("re-tuned with each mode's own damping ratio kept (the model's damping is not its "
+           "material's Rayleigh pair); give --rayleigh-mass / --rayleigh-stiffness to replace it");
+  }
+  int undamped = 0;
+  for (const auto& mode : model.modes) undamped += !(mode.damping_ratio > 0);
+  if (undamped)
+    notice(fmt::format("{} of {} mode(s) are undamped after re-tuning (the material's Rayleigh pair is "
+                       "{} 1/s, {} s): they would ring for ever; give a damping",
+                       undamped, model.modes.size(), m.rayleigh_mass_per_s, m.rayleigh_stiffness_s));
 }
 
 std::string modal_model_to_json(const ModalModel& model) {

@@ -73,7 +73,9 @@ int apply_rayleigh_damping(ModalModel& model);
 
 // Exact re-tuning to a new material without re-solving: at fixed ν, λ ∝ E/ρ and the
 // mass-normalised shapes scale by 1/√ρ (φᵀMφ = 1 with M ∝ ρ). Throws mesh2dsp::Error when ν
-// changes (that needs a re-solve). Damping is recomputed from the new Rayleigh pair.
+// changes (that needs a re-solve). Damping: recomputed from the Rayleigh pair when the pair
+// changes or the modes' damping is the old pair's; otherwise (per-mode damping) each mode's
+// damping ratio is kept, with a notice. Undamped modes after it are named in a notice.
 void retune_material(ModalModel& model, const Material& new_material);
 
 // JSON (de)serialisation; read throws mesh2dsp::Error on anything malformed, naming the field.

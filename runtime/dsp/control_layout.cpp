@@ -1,5 +1,8 @@
 #include "runtime/dsp/control_layout.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include <faust/gui/PathBuilder.h>
 #include <fmt/format.h>
 
@@ -88,6 +91,14 @@ bool ControlItem::is_control() const {
     case ControlKind::vertical_bargraph: return true;
     default: return false;
   }
+}
+
+FAUSTFLOAT ControlItem::clamp(FAUSTFLOAT value) const {
+  if (std::isnan(value)) return init;
+  if (kind == ControlKind::button || kind == ControlKind::check_button)
+    return std::isfinite(value) ? value : init;
+  const FAUSTFLOAT lo = std::min(min, max), hi = std::max(min, max);
+  return std::min(hi, std::max(lo, value));
 }
 
 bool ControlItem::is_input() const {

@@ -29,6 +29,12 @@ struct ControlItem {
   bool is_control() const;   // has a zone
   bool is_input() const;     // button, checkbox, slider, nentry (not a bargraph)
   bool is_button() const { return kind == ControlKind::button; }
+  // `value` as this control may take it: a slider's or nentry's clamped to [min, max], a NaN
+  // (or, for a button or checkbox, any non-finite value) gives init. What a host writes into a
+  // zone goes through this before the program reads it (live play, set()).
+  FAUSTFLOAT clamp(FAUSTFLOAT value) const;
+  // Writes clamp(value) into the zone.
+  void set(FAUSTFLOAT value) const { *zone = clamp(value); }
 };
 
 class ControlLayout {

@@ -1,5 +1,7 @@
 #include "runtime/live/swappable_dsp.hpp"
 
+#include "runtime/dsp/flush_to_zero.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <thread>
@@ -27,7 +29,7 @@ Voice::Voice(std::unique_ptr<dsp> instance, std::shared_ptr<ControlBank> bank, i
   const auto controls = own.controls();
   const auto& zones = bank_->zones();
   for (std::size_t i = 0; i < controls.size() && i < zones.size(); ++i) {
-    if (controls[i]->is_input()) control_in_.emplace_back(zones[i], controls[i]->zone);
+    if (controls[i]->is_input()) control_in_.push_back({zones[i], *controls[i]});
     else control_out_.emplace_back(controls[i]->zone, zones[i]);
   }
   silence_.assign(kMaxChunkFrames, 0.0f);
@@ -39,7 +41,7 @@ Voice::Voice(std::unique_ptr<dsp> instance, std::shared_ptr<ControlBank> bank, i
 
 void Voice::render(const float* const* driver_inputs, int driver_input_count, int offset,
                    int frames) {
-  for (const auto& [bank_zone, instance_zone] : control_in_) *instance_zone = *bank_zone;
+  for (const auto& in : control_in_) in.control.set(*in.bank);
   for (int c = 0; c < inputs_; ++c)
     input_pointers_[c] = c < driver_input_count ? const_cast<float*>(driver_inputs[c]) + offset
                                                 : silence_.data();
@@ -76,6 +78,7 @@ bool in_audio_callback() { return t_in_audio_callback; }
 
 void SwappableDsp::compute(int count, FAUSTFLOAT** inputs, FAUSTFLOAT** outputs) {
   // REAL-TIME: no allocation, no lock, no system call below this line.
+  const ScopedFlushToZero flush_to_zero;  // a register write: decaying tails never go subnormal
   t_in_audio_callback = true;
   const std::uint64_t start_ns = now_ns();
   audio_running_.store(true, std::memory_order_relaxed);

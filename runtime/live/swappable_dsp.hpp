@@ -41,7 +41,12 @@ class Voice {
   std::unique_ptr<dsp> instance_;
   std::shared_ptr<ControlBank> bank_;
   int inputs_, outputs_;
-  std::vector<std::pair<FAUSTFLOAT*, FAUSTFLOAT*>> control_in_;   // bank zone → instance zone
+  // bank zone → instance zone, through the control's clamp (OSC, HTTP and MIDI write any value)
+  struct ControlIn {
+    FAUSTFLOAT* bank;
+    ControlItem control;  // its zone is the instance's
+  };
+  std::vector<ControlIn> control_in_;
   std::vector<std::pair<FAUSTFLOAT*, FAUSTFLOAT*>> control_out_;  // instance bargraph → bank
   std::vector<float> silence_, output_storage_;
   std::vector<float*> input_pointers_, output_pointers_;

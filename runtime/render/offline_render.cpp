@@ -1,5 +1,7 @@
 #include "runtime/render/offline_render.hpp"
 
+#include "runtime/dsp/flush_to_zero.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -49,6 +51,7 @@ struct ChannelBuffers {
 
 void run_offline(dsp& instance, std::int64_t frames, const std::vector<ZoneEvent>& events,
                  const OfflineIO& io) {
+  const ScopedFlushToZero flush_to_zero;  // as an audio thread runs: no subnormal slow paths
   ChannelBuffers inputs(instance.getNumInputs(), kOfflineBlockFrames);
   ChannelBuffers outputs(instance.getNumOutputs(), kOfflineBlockFrames);
   std::size_t next_event = 0;

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "runtime/dsp/control_layout.hpp"
+#include "runtime/dsp/flush_to_zero.hpp"
 #include "runtime/jit/faust_compiler.hpp"
 #include "runtime/render/offline_render.hpp"
 #include "support.hpp"
@@ -102,6 +103,29 @@ TEST(RenderMatchesFaustCpp, JitInstanceEqualsCppBackendSampleForSample) {
   const auto from_cpp = render(cpp, 2.0, events);
   ASSERT_GT(max_abs(from_cpp), 0.05) << "the reference render is silent: the test proves nothing";
   expect_close(from_jit, from_cpp, kRelativeTolerance * max_abs(from_cpp));
+}
+
+// The renderer computes like an audio thread: subnormals flushed to zero (a decaying tail would
+// otherwise pass through the subnormal range, where every operation is slow), the caller's
+// floating-point mode left as it was.
+TEST(RenderMatchesFaustCpp, ComputesWithSubnormalsFlushedToZeroAndRestoresTheMode) {
+  struct Probe : decorator_dsp {
+    explicit Probe(dsp* inner) : decorator_dsp(inner) {}
+    ~Probe() override { fDSP = nullptr; }  // not owned
+    int calls = 0, flushed = 0;
+    void compute(int count, FAUSTFLOAT** in, FAUSTFLOAT** out) override {
+      ++calls;
+      flushed += mesh2dsp::runtime::ScopedFlushToZero::active();
+      decorator_dsp::compute(count, in, out);
+    }
+  };
+  bank_cpp cpp;
+  Probe probe(&cpp);
+  const bool before = mesh2dsp::runtime::ScopedFlushToZero::active();
+  render(probe, 0.1, strike_events());
+  EXPECT_GT(probe.calls, 10);
+  EXPECT_EQ(probe.flushed, probe.calls);
+  EXPECT_EQ(mesh2dsp::runtime::ScopedFlushToZero::active(), before);
 }
 
 TEST(RenderMatchesFaustCpp, CliWavEqualsCppBackend) {

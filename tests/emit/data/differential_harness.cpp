@@ -140,6 +140,13 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "first difference at %d: %g vs %g\n", m, faust_out[0][m], header_out[0][m]);
         break;
       }
+  if (std::getenv("DIFFER_TRACE"))  // the largest difference in each tenth of the render
+    for (int part = 0; part < 10; ++part) {
+      double d = 0;
+      for (int m = part * total / 10; m < (part + 1) * total / 10; ++m)
+        d = std::fmax(d, std::fabs(faust_out[0][m] - header_out[0][m]));
+      std::fprintf(stderr, "tenth %d: max difference %g\n", part, d);
+    }
   double peak = 0, max_diff = 0;
   for (int l = 0; l < kOut; ++l)
     for (int m = 0; m < total; ++m) {
