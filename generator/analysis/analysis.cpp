@@ -191,6 +191,7 @@ ModalModel analyze_tet_mesh(const AnalysisOptions& o, const Material& material, 
                             const FemMesh& fem, StageTimer* timer, ModalAnalysisResult* solved) {
   // Parse the excitation before the expensive solve, so a typo fails fast.
   const auto excite_vertices = select_excitation_vertices(o.excite, tets);
+  if (!o.excite.starts_with("auto:")) notice_edge_or_corner_excitations(excite_vertices, tets);
   ModalAnalysisResult local;
   ModalAnalysisResult& modes = solved ? *solved : local;
   modes = analyze_modes(fem, material, analysis_request(o), timer);

@@ -55,12 +55,11 @@ std::string deviation_text(const SurfaceDeviation& d) {
                      100 * d.relative_volume_change);
 }
 
-// The surface TetGen meshes: the input, or a coarser remesh of it when the input is much finer
-// than the analysis needs and coarsening keeps the shape (surface_remesh.hpp's bounds).
-// `input_vertices` gets the vertices as read when the surface changes.
-SurfaceMesh analysis_surface(SurfaceMesh surface, double needed_edge_m, double wavelength_m,
-                             const MeshInputOptions& options, StageTimer& t,
-                             Eigen::MatrixXd& input_vertices) {
+// The surface TetGen meshes: the input, a refinement of it when it is much coarser than the
+// analysis needs, or the user's --surface-edge remesh. (A much finer one is not meshed by
+// TetGen: physics_sized_mesh.) `input_vertices` gets the vertices as read when it changes.
+SurfaceMesh analysis_surface(SurfaceMesh surface, double needed_edge_m, const MeshInputOptions& options,
+                             StageTimer& t, Eigen::MatrixXd& input_vertices) {
   if (options.keep_surface) return surface;
   if (options.surface_edge_m && !(*options.surface_edge_m > 0))
     throw Error(fmt::format("--surface-edge must be positive (got {})", *options.surface_edge_m));
@@ -69,40 +68,25 @@ SurfaceMesh analysis_surface(SurfaceMesh surface, double needed_edge_m, double w
   // points, so the elements stay as long as the input's (the bundled 5 mm plate kept its 10 mm
   // grid and came out 4.5 % stiff at 8 kHz against Mindlin's theory). Split to the needed edge.
   const bool refine = !options.surface_edge_m && input_edge_m > kRefineSurfaceAbove * needed_edge_m;
-  if (!options.surface_edge_m && !refine && input_edge_m >= 0.5 * needed_edge_m) return surface;
+  if (!options.surface_edge_m && !refine) return surface;
 
   t.start("surface remeshing");
   Progress progress("surface remeshing");
   progress.update(0.0, fmt::format("{} vertices", surface.vertices.rows()));
   const auto before = surface.vertices.rows();
-  std::optional<BoundedRemesh> remeshed;
-  if (options.surface_edge_m || refine) {
-    // The user's edge is taken as given; the notice says what it did to the shape. Refining
-    // only adds points on the input's faces, so the shape is kept.
-    const double edge_m = refine ? kRefinedSurfaceEdge * needed_edge_m : *options.surface_edge_m;
-    remeshed = BoundedRemesh{remesh_surface(surface, edge_m), edge_m, {}};
-    remeshed->deviation = surface_deviation(surface, remeshed->surface);
-  } else {
-    remeshed = remesh_within_bounds(surface, needed_edge_m, remesh_bounds(surface, wavelength_m));
-  }
+  // The user's edge is taken as given; the notice says what it did to the shape. Refining
+  // only adds points on the input's faces, so the shape is kept.
+  const double edge_m = refine ? kRefinedSurfaceEdge * needed_edge_m : *options.surface_edge_m;
+  SurfaceMesh remeshed = remesh_surface(surface, edge_m);
+  const SurfaceDeviation deviation = surface_deviation(surface, remeshed);
   t.stop();
-  if (!remeshed) {
-    progress.finish("kept");
-    notice(fmt::format(
-        "surface kept as it is ({} vertices, mean edge {:.2f} mm): coarsening it toward the "
-        "{:.2f} mm the analysis needs would move the shape more than it allows; --surface-edge "
-        "forces a remesh",
-        before, 1e3 * input_edge_m, 1e3 * needed_edge_m));
-    return surface;
-  }
-  progress.finish(fmt::format("{} vertices", remeshed->surface.vertices.rows()));
+  progress.finish(fmt::format("{} vertices", remeshed.vertices.rows()));
   notice(fmt::format(
       "surface remeshed from {} to {} vertices (mean edge {:.2f} mm -> {:.2f} mm; {}); "
       "--keep-surface keeps it as it is",
-      before, remeshed->surface.vertices.rows(), 1e3 * input_edge_m, 1e3 * remeshed->edge_m,
-      deviation_text(remeshed->deviation)));
+      before, remeshed.vertices.rows(), 1e3 * input_edge_m, 1e3 * edge_m, deviation_text(deviation)));
   input_vertices = std::move(surface.vertices);
-  return std::move(remeshed->surface);
+  return remeshed;
 }
 
 // Surface triangles with an edge more than 4× the element edge the volume bound allows: with
@@ -194,8 +178,7 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
     return mesh;
   }
   Eigen::MatrixXd input_vertices;
-  const SurfaceMesh surface =
-      analysis_surface(input, needed_edge_m, shear_speed / analysed_hz, options, t, input_vertices);
+  const SurfaceMesh surface = analysis_surface(input, needed_edge_m, options, t, input_vertices);
 
   t.start("tetrahedralization");
   Progress progress("tetrahedralization");

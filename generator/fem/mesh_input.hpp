@@ -31,9 +31,10 @@ struct MeshInputOptions {
   bool rough_boundary = false;
 };
 
-// A checked surface → the tet mesh for the analysis: sized for the frequency asked, the surface
-// remeshed when it is much finer than that and coarsening keeps the shape, sliver triangles
-// split by TetGen. Throws mesh2dsp::Error.
+// A checked surface → the tet mesh for the analysis: sized for the frequency asked; a surface
+// much finer than that (or with sliver triangles) meshed by volume for the physics
+// (fem/volume_mesh.hpp), one as fine kept by TetGen, one much coarser refined first.
+// Throws mesh2dsp::Error.
 TetMesh mesh_surface(const SurfaceMesh& surface, const Material& material,
                      const MeshInputOptions& options, StageTimer& timer);
 

@@ -104,37 +104,4 @@ SurfaceDeviation surface_deviation(const SurfaceMesh& input, const SurfaceMesh& 
   return d;
 }
 
-RemeshBounds remesh_bounds(const SurfaceMesh& input, double shortest_wavelength_m) {
-  const double diagonal_m =
-      (input.vertices.colwise().maxCoeff() - input.vertices.colwise().minCoeff()).norm();
-  RemeshBounds bounds;
-  bounds.max_distance_m = std::min({1e-2 * thickness_measure(input), 1e-3 * diagonal_m,
-                                    shortest_wavelength_m / 100.0});
-  bounds.max_relative_volume_change = 2e-3;
-  return bounds;
-}
-
-bool within(const SurfaceDeviation& d, const RemeshBounds& b) {
-  return d.max_distance_m <= b.max_distance_m &&
-         std::abs(d.relative_volume_change) <= b.max_relative_volume_change;
-}
-
-std::optional<BoundedRemesh> remesh_within_bounds(const SurfaceMesh& input, double target_edge_m,
-                                                  const RemeshBounds& bounds) {
-  const double floor_edge_m = 2.0 * mean_edge_length(input);
-  double edge_m = target_edge_m;
-  for (int trial = 0; trial < 4 && edge_m >= floor_edge_m; ++trial) {
-    BoundedRemesh r{remesh_surface(input, edge_m), edge_m, {}};
-    r.deviation = surface_deviation(input, r.surface);
-    if (within(r.deviation, bounds)) return r;
-    // A chord's sag grows with the square of its length and the volume change with it:
-    // shrink the edge to what the larger overshoot allows, with 10 % to spare.
-    const double overshoot =
-        std::max(r.deviation.max_distance_m / bounds.max_distance_m,
-                 std::abs(r.deviation.relative_volume_change) / bounds.max_relative_volume_change);
-    edge_m *= std::min(0.8, 0.9 / std::sqrt(overshoot));
-  }
-  return std::nullopt;
-}
-
 }  // namespace mesh2dsp

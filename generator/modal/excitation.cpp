@@ -165,22 +165,23 @@ std::vector<int> select_excitation_vertices(const std::string& spec, const TetMe
     throw Error(fmt::format("--excite \"{}\": unknown kind \"{}\" (auto, vertex or point)", spec, kind));
   }
   if (out.empty()) throw Error(fmt::format("--excite \"{}\" selects no point", spec));
-  if (kind != "auto") {
-    // A vertex on an edge or corner (faces meeting at more than 10° from its normal) has no
-    // surface normal of its own: the strike direction is the average of its faces' normals (a
-    // bisector). Said, not silently taken.
-    const auto smooth = smooth_surface_vertices(mesh, 10.0 * M_PI / 180);
-    std::string where;
-    int count = 0;
-    for (int v : out)
-      if (!smooth[v] && count++ < 8) where += fmt::format("{}{}", where.empty() ? "" : ", ", v);
-    if (count)
-      notice(fmt::format("--excite: {} point(s) lie on an edge or corner of the surface (vertex {}{}): "
-                         "struck along the average normal of the faces there (a bisector); pick "
-                         "points inside a face for a face's normal",
-                         count, where, count > 8 ? ", ..." : ""));
-  }
   return out;
+}
+
+void notice_edge_or_corner_excitations(const std::vector<int>& vertices, const TetMesh& mesh) {
+  // A vertex on an edge or corner (faces meeting at more than 10° from its normal) has no
+  // surface normal of its own: the strike direction is the average of its faces' normals (a
+  // bisector). Said, not silently taken.
+  const auto smooth = smooth_surface_vertices(mesh, 10.0 * M_PI / 180);
+  std::string where;
+  int count = 0;
+  for (int v : vertices)
+    if (!smooth[v] && count++ < 8) where += fmt::format("{}{}", where.empty() ? "" : ", ", v);
+  if (count)
+    notice(fmt::format("--excite: {} point(s) lie on an edge or corner of the surface (vertex {}{}): "
+                       "struck along the average normal of the faces there (a bisector); pick "
+                       "points inside a face for a face's normal",
+                       count, where, count > 8 ? ", ..." : ""));
 }
 
 std::vector<ModalExcitation> excitation_gains(const std::vector<int>& vertices, const TetMesh& mesh,

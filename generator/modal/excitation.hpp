@@ -16,6 +16,11 @@ namespace mesh2dsp {
 // mesh2dsp::Error on a malformed spec or an index that is not a surface vertex.
 std::vector<int> select_excitation_vertices(const std::string& spec, const TetMesh& mesh);
 
+// A notice naming the chosen vertices that lie on an edge or corner of the surface, where the
+// strike direction (the normal) is the average of the faces' normals there. For points the
+// user picked (vertex:, point:), not for auto: sampling.
+void notice_edge_or_corner_excitations(const std::vector<int>& vertices, const TetMesh& mesh);
+
 // Surface vertices spread evenly: farthest-point sampling from the vertex farthest from the
 // centroid (deterministic), over the smooth surface vertices (face interiors, not edges and
 // corners) when there are at least `count` of them.

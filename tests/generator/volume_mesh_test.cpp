@@ -23,7 +23,18 @@ using namespace mesh2dsp;
 
 namespace {
 
-// An icosphere-like UV sphere of radius r with `n` rings: finely and unevenly tessellated
+// A test surface as the analysis takes it (checked and oriented).
+SurfaceMesh checked(const test::TestSurface& s) {
+  SurfaceMesh m;
+  m.vertices.resize(static_cast<int>(s.vertices.size()), 3);
+  for (size_t i = 0; i < s.vertices.size(); ++i) m.vertices.row(static_cast<int>(i)) = s.vertices[i].transpose();
+  m.faces.resize(static_cast<int>(s.faces.size()), 3);
+  for (size_t f = 0; f < s.faces.size(); ++f) m.faces.row(static_cast<int>(f)) = s.faces[f].transpose();
+  check_and_orient_surface(m);
+  return m;
+}
+
+// A UV sphere of radius r with `rings` rings: finely and unevenly tessellated
 // (fans at the poles, long thin triangles near them), like an exported asset.
 SurfaceMesh uv_sphere(double r, int rings, int segments) {
   test::TestSurface s;
@@ -44,13 +55,7 @@ SurfaceMesh uv_sphere(double r, int rings, int segments) {
       s.tri(at(i, j), at(i + 1, j + 1), at(i, j + 1));
     }
   for (int j = 0; j < segments; ++j) s.tri(south, at(rings - 1, j + 1), at(rings - 1, j));
-  SurfaceMesh m;
-  m.vertices.resize(static_cast<int>(s.vertices.size()), 3);
-  for (size_t i = 0; i < s.vertices.size(); ++i) m.vertices.row(static_cast<int>(i)) = s.vertices[i].transpose();
-  m.faces.resize(static_cast<int>(s.faces.size()), 3);
-  for (size_t f = 0; f < s.faces.size(); ++f) m.faces.row(static_cast<int>(f)) = s.faces[f].transpose();
-  check_and_orient_surface(m);
-  return m;
+  return checked(s);
 }
 
 double total_volume(const TetMesh& m) {
@@ -198,13 +203,7 @@ TEST(VolumeMesh, CurvedBoundaryEdgesBringACoarseSphereBackToItsVolume) {
 TEST(VolumeMesh, LocalThicknessMeasuresTheWallOfAShell) {
   // A closed box 0.2 × 0.2 × 0.01: its faces' rays cross the 10 mm wall (or the 200 mm span
   // from the thin sides' vertices), and the median over neighbours picks the wall for most.
-  const auto box = test::grid_box(0.2, 0.2, 0.01, 0.01);
-  SurfaceMesh m;
-  m.vertices.resize(static_cast<int>(box.vertices.size()), 3);
-  for (size_t i = 0; i < box.vertices.size(); ++i) m.vertices.row(static_cast<int>(i)) = box.vertices[i].transpose();
-  m.faces.resize(static_cast<int>(box.faces.size()), 3);
-  for (size_t f = 0; f < box.faces.size(); ++f) m.faces.row(static_cast<int>(f)) = box.faces[f].transpose();
-  check_and_orient_surface(m);
+  const SurfaceMesh m = checked(test::grid_box(0.2, 0.2, 0.01, 0.01));
   const Eigen::VectorXd t = local_thickness(m);
   int on_wall = 0;
   for (Eigen::Index i = 0; i < t.size(); ++i) on_wall += std::abs(t[i] - 0.01) < 1e-3;
