@@ -46,7 +46,7 @@ void register_reference_command(CLI::App& app) {
   cmd->add_option("--sidecar", o->sidecar, "the JSON sidecar (default: the output with .json)");
   cmd->add_option("--strike", o->strike, "where: auto | vertex:I | point:X,Y,Z")->capture_default_str();
   cmd->add_option("--force", o->force,
-                  "impulse | cosine:DURATION_S (seed 003 eq. 7) | file:PATH (time_s force_N lines)")
+                  "impulse | cosine:DURATION_S (van den Doel & Pai, Modal Synthesis for Vibrating Objects, eq. 7) | file:PATH (time_s force_N lines)")
       ->capture_default_str();
   cmd->add_option("--force-amplitude", o->force_amplitude,
                   "cosine: F_max of eq. 7 (N, the peak is 2 F_max); impulse: N*s; file: scale")

@@ -327,7 +327,7 @@ Comparison compare(const std::vector<float>& reference_in, const std::vector<flo
     for (double& m : c.generated_spectrum.magnitude) m *= gain;
   }
 
-  // Mesh2Audio's practice (seed 004 §4.1): scale the model so its lowest mode sits on the
+  // Mesh2Audio's practice (Hiner 2024 §4.1): scale the model so its lowest mode sits on the
   // reference's lowest peak, and match again. Reported beside the raw result, never instead.
   if (s.align_fundamental) {
     const ModeGroup* lowest = nullptr;

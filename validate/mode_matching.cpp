@@ -89,7 +89,7 @@ MatchResult match_modes(const std::vector<double>& model_hz, const std::vector<d
   result.band_hi_hz = band_hi_hz;
   const double scale = settings.frequency_scale;
 
-  // Degenerate groups: modes the analysis cannot tell apart are one expected peak (seed 004 §4).
+  // Degenerate groups: modes the analysis cannot tell apart are one expected peak (Hiner 2024 §4).
   for (std::size_t i = 0; i < model_hz.size(); ++i) {
     const double f = model_hz[i] * scale;
     if (f < band_lo_hz || f > band_hi_hz) {

@@ -125,7 +125,7 @@ json report_json(const ReportInput& r) {
   j["model_modes"] = model_modes;
   if (c.aligned) {
     const auto& a = *c.aligned;
-    j["align_fundamental"] = {{"note", "Mesh2Audio's practice (seed 004 4.1): every model frequency "
+    j["align_fundamental"] = {{"note", "Mesh2Audio's practice (Hiner 2024, section 4.1): every model frequency "
                                        "scaled so the lowest audible mode sits on the reference's "
                                        "lowest peak; reported beside the raw comparison, never instead"},
                               {"scale", a.scale},
@@ -257,7 +257,7 @@ std::string report_html(const ReportInput& r) {
   }
   if (c.aligned) {
     const auto& a = *c.aligned;
-    h += "<h2>Aligned to the fundamental (Mesh2Audio's practice, seed 004 §4.1 — beside, never instead of, "
+    h += "<h2>Aligned to the fundamental (Mesh2Audio's practice, Hiner 2024 §4.1 — beside, never instead of, "
          "the raw comparison)</h2>\n";
     h += fmt::format("<p>Model frequencies × {:.5f} (lowest audible mode → reference peak at {:.2f} Hz): "
                      "{} of {} mode groups within ±{:.2f} %, mean |error| {:.3f} %.</p>\n",

@@ -379,7 +379,7 @@ ValidationVerdict validate_model(const ValidateOptions& o) {
       ref.description = "recording (no mesh2dsp sidecar): level and onset are reported, not judged";
       notes.push_back("The reference is a recording: its level and onset are reported, not judged "
                       "(unknown calibration and latency). Use --align-fundamental to see how the "
-                      "modes line up once the fundamental is matched (seed 004 §4.1).");
+                      "modes line up once the fundamental is matched (Hiner 2024, §4.1).");
     }
     timer.stop();
     title = fmt::format("{} vs {}", fs::path(o.model).filename().string(), fs::path(o.reference).filename().string());
