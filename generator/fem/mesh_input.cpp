@@ -145,7 +145,8 @@ TetMesh physics_sized_mesh(const SurfaceMesh& input, const Material& material, d
       "--keep-surface keeps the input's triangles",
       why, mesh.tets.rows(), mesh.surface_vertex_count, input.vertices.rows(),
       1e3 * deviation.max_distance_m, 100 * deviation.relative_volume_change));
-  mesh.input_faces = input.faces;
+  mesh.resolved_frequency_hz = sizing_hz;
+  check_tet_quality(mesh, kRejectTetQuality);
   return mesh;
 }
 
@@ -169,13 +170,10 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
   // its triangles would set the size of the analysis. Mesh the volume for the physics instead.
   const bool free_surface = !options.keep_surface && !options.surface_edge_m;
   if (free_surface && mean_edge_length(input) < kCoarsenSurfaceBelow * needed_edge_m) {
-    TetMesh mesh = physics_sized_mesh(input, material, sizing_hz, shear_speed / analysed_hz, options, t,
-                                      fmt::format("the surface (mean edge {:.2f} mm) is finer than the "
-                                                  "{:.2f} mm the analysis needs",
-                                                  1e3 * mean_edge_length(input), 1e3 * needed_edge_m));
-    mesh.resolved_frequency_hz = sizing_hz;
-    check_tet_quality(mesh, kRejectTetQuality);
-    return mesh;
+    return physics_sized_mesh(input, material, sizing_hz, shear_speed / analysed_hz, options, t,
+                              fmt::format("the surface (mean edge {:.2f} mm) is finer than the "
+                                          "{:.2f} mm the analysis needs",
+                                          1e3 * mean_edge_length(input), 1e3 * needed_edge_m));
   }
   Eigen::MatrixXd input_vertices;
   const SurfaceMesh surface = analysis_surface(input, needed_edge_m, options, t, input_vertices);
@@ -198,13 +196,10 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
     // a volume mesh of the same domain does not depend on them.
     t.stop();
     progress.finish("");
-    TetMesh physics = physics_sized_mesh(
+    return physics_sized_mesh(
         input, material, sizing_hz, shear_speed / analysed_hz, options, t,
         slivers ? "the surface has sliver triangles that would give flat elements"
                 : "the surface has triangles too long for the elements the analysis needs");
-    physics.resolved_frequency_hz = sizing_hz;
-    check_tet_quality(physics, kRejectTetQuality);
-    return physics;
   }
   if (slivers || overlong) {
     // Sliver surface triangles (CAD and STL exports) force flat tetrahedra when the surface is

@@ -147,6 +147,7 @@ TetMesh tet_mesh_without_flat_boundary_cells(const std::vector<Eigen::Vector3d>&
   mesh.surface_faces = all.surface_faces.unaryExpr([&](int v) { return order[v]; });
   mesh.surface_vertex_count = surface_count;
   mesh.input_vertices = input.vertices;
+  mesh.input_faces = input.faces;
   return mesh;
 }
 

@@ -32,7 +32,8 @@ struct VolumeMeshOptions {
 // The tetrahedra of the domain bounded by `surface` (closed, outward, not self-intersecting:
 // check_and_orient_surface). The surface vertices of the result come first
 // (TetMesh::surface_vertex_count), its boundary triangles are TetMesh::surface_faces, and
-// TetMesh::input_vertices holds the input's vertices (so `vertex:I` can still name them).
+// TetMesh::input_vertices and input_faces hold the input (so `vertex:I` can still name its
+// vertices, and quadratic elements place their boundary edge nodes on it).
 // Throws mesh2dsp::Error when the domain yields no element.
 TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options);
 

@@ -184,10 +184,9 @@ TEST(VolumeMesh, CurvedBoundaryEdgesBringACoarseSphereBackToItsVolume) {
   // input surface the quadratic elements' volume (ρ = 1 mass of a translation) is far closer.
   const double r = 0.1;
   const SurfaceMesh sphere = uv_sphere(r, 48, 96);
-  TetMesh mesh = mesh_volume(sphere, uniform(0.06, 0.01));
+  const TetMesh mesh = mesh_volume(sphere, uniform(0.06, 0.01));
   const double exact = 4.0 / 3.0 * M_PI * r * r * r;
   const double straight_error = std::abs(total_volume(mesh) / exact - 1);
-  mesh.input_faces = sphere.faces;
   const FemMesh fem = make_fem_mesh(mesh, 2);
   EXPECT_GT(fem.curved_edges, 0);
   Material unit{"unit", 1.0, 1.0, 0.25, 0, 0, ""};
