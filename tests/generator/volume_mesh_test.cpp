@@ -180,7 +180,7 @@ TEST(VolumeMesh, AFinelyTessellatedSphereIsMeshedForTheAskedSizeWithItsBoundaryO
 }
 
 TEST(VolumeMesh, CurvedBoundaryEdgesBringACoarseSphereBackToItsVolume) {
-  // Coarse P2 on a sphere: chords cut inward (−3..−5 % volume); with the edge nodes on the
+  // Coarse P2 on a sphere: chords cut inward (−9 % volume at a 6 cm edge); with the edge nodes on the
   // input surface the quadratic elements' volume (ρ = 1 mass of a translation) is far closer.
   const double r = 0.1;
   const SurfaceMesh sphere = uv_sphere(r, 48, 96);
