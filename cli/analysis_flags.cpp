@@ -58,6 +58,10 @@ void add_analysis_options(CLI::App& c, AnalysisOptions& o) {
   c.add_flag("--keep-surface", o.keep_surface,
              "never remesh the surface (by default a surface more than twice as fine as the "
              "analysis needs is remeshed)");
+  c.add_option("--element-scale", o.element_scale,
+               "multiply the element edge the sizing chooses by this: 0.7 for a finer mesh to check "
+               "convergence, 1.5 for a quick draft (not applied to --max-tet-volume)")
+      ->capture_default_str();
   c.add_option("--resolution", o.resolution,
                "mesh sized for the modes asked (modes: the estimated N-th mode, refined once if "
                "short) or for the whole band up to --fmax (band)")

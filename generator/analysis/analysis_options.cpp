@@ -43,6 +43,7 @@ MeshInputOptions mesh_input_options(const AnalysisOptions& o) {
   mesh.fmax_hz = o.fmax_hz;
   mesh.surface_edge_m = o.surface_edge_m;
   mesh.keep_surface = o.keep_surface;
+  mesh.element_scale = o.element_scale;
   return mesh;
 }
 

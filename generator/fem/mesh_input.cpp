@@ -121,7 +121,8 @@ TetMesh physics_sized_mesh(const SurfaceMesh& input, const Material& material, d
           ? std::optional<double>(std::cbrt(6 * std::sqrt(2.0) * *options.max_tet_volume_m3))
           : std::nullopt;
   v.edge_length_m = [&](double wall_m) {
-    return fixed_edge_m ? *fixed_edge_m : element_edge_length(material, sizing_hz, wall_m);
+    return fixed_edge_m ? *fixed_edge_m
+                        : options.element_scale * element_edge_length(material, sizing_hz, wall_m);
   };
   // A mode moves by about the relative change of the dimension that sets it: a wall's
   // thickness for a shell's bending, the size for a solid; the wavelength heard bounds it too.
@@ -165,7 +166,7 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
   // The element edge the analysis needs: that of the volume bound when one is given.
   const double needed_edge_m = options.max_tet_volume_m3
                                    ? std::cbrt(6 * std::sqrt(2.0) * *options.max_tet_volume_m3)
-                                   : default_edge_length(input, material, sizing_hz);
+                                   : options.element_scale * default_edge_length(input, material, sizing_hz);
   // A surface much finer than the analysis needs (a scan, a CAD export, a finely drawn asset):
   // its triangles would set the size of the analysis. Mesh the volume for the physics instead.
   const bool free_surface = !options.keep_surface && !options.surface_edge_m;
@@ -184,7 +185,8 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
   TetrahedralizeOptions tet_options;
   tet_options.max_tet_volume_m3 = options.max_tet_volume_m3
                                       ? *options.max_tet_volume_m3
-                                      : default_max_tet_volume(surface, material, sizing_hz);
+                                      : std::pow(options.element_scale, 3) *
+                                            default_max_tet_volume(surface, material, sizing_hz);
   TetMesh mesh = tetrahedralize(surface, tet_options);
   // An edge given with --surface-edge is the user's choice of surface resolution: only flat
   // elements make TetGen split its triangles then.
@@ -235,6 +237,8 @@ void check_mesh_input(const std::filesystem::path& path, const MeshInputOptions&
     throw Error(fmt::format("--scale must be a positive number (got {})", options.scale));
   if (options.max_tet_volume_m3 && !(*options.max_tet_volume_m3 > 0))
     throw Error(fmt::format("--max-tet-volume must be positive (got {})", *options.max_tet_volume_m3));
+  if (!(options.element_scale > 0) || !std::isfinite(options.element_scale))
+    throw Error(fmt::format("--element-scale must be a positive number (got {})", options.element_scale));
   if (!std::filesystem::exists(path)) throw Error(fmt::format("{}: no such file", path.string()));
 }
 

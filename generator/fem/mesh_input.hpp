@@ -25,6 +25,9 @@ struct MeshInputOptions {
   // than twice as fine as the default edge length (with a notice); `keep_surface`: never.
   std::optional<double> surface_edge_m;
   bool keep_surface = false;
+  // --element-scale: the element edge the sizing rules give, times this (below 1: finer, for a
+  // convergence check; above 1: coarser, for a draft). Not applied to max_tet_volume_m3.
+  double element_scale = 1.0;
   bool repair = false;  // --repair: repair_surface() before the checks
   // Only the frequencies are wanted (the coarse pass): a volume meshed for the physics may
   // leave the input by a tenth of its element edge instead of the analysis's tight bound.

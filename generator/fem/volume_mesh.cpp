@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "fem/cgal_surface.hpp"
+#include "fem/disjoint_sets.hpp"
 #include "fem/elements.hpp"
 #include "fem/resolution.hpp"
 #include "util/error.hpp"
@@ -85,43 +86,190 @@ class SizingField {
   std::function<double(double)> size_;
 };
 
+using Cell = std::array<int, 4>;
+using Face = std::array<int, 3>;
+
+Face sorted_face_without(const Cell& c, int skip) {
+  Face f;
+  for (int k = 0, j = 0; k < 4; ++k)
+    if (k != skip) f[j++] = c[k];
+  std::sort(f.begin(), f.end());
+  return f;
+}
+
+std::map<Face, int> face_counts(const std::vector<Cell>& cells) {
+  std::map<Face, int> count;
+  for (const auto& c : cells)
+    for (int skip = 0; skip < 4; ++skip) ++count[sorted_face_without(c, skip)];
+  return count;
+}
+
+// The cells of `around` (indices into `cells`) in groups joined through faces that contain
+// all of `shared` (an edge's two vertices or one vertex).
+std::vector<std::vector<int>> groups_through_faces(const std::vector<Cell>& cells,
+                                                   const std::vector<int>& around,
+                                                   const std::vector<int>& shared) {
+  std::vector<int> group(around.size(), -1);
+  int groups = 0;
+  std::map<Face, std::vector<int>> by_face;
+  for (std::size_t i = 0; i < around.size(); ++i)
+    for (int skip = 0; skip < 4; ++skip) {
+      const Face f = sorted_face_without(cells[around[i]], skip);
+      if (std::all_of(shared.begin(), shared.end(),
+                      [&](int v) { return std::find(f.begin(), f.end(), v) != f.end(); }))
+        by_face[f].push_back(static_cast<int>(i));
+    }
+  for (std::size_t seed = 0; seed < around.size(); ++seed) {
+    if (group[seed] >= 0) continue;
+    std::vector<int> stack{static_cast<int>(seed)};
+    group[seed] = groups;
+    while (!stack.empty()) {
+      const int i = stack.back();
+      stack.pop_back();
+      for (int skip = 0; skip < 4; ++skip) {
+        auto it = by_face.find(sorted_face_without(cells[around[i]], skip));
+        if (it == by_face.end()) continue;
+        for (int j : it->second)
+          if (group[j] < 0) group[j] = groups, stack.push_back(j);
+      }
+    }
+    ++groups;
+  }
+  std::vector<std::vector<int>> out(static_cast<std::size_t>(groups));
+  for (std::size_t i = 0; i < around.size(); ++i) out[group[i]].push_back(around[i]);
+  return out;
+}
+
+// The cells to take out so that the boundary is a 2-manifold: where two parts of the body
+// touch only along an edge or at a vertex (a pinch of a thin wall between coarse cells), all
+// but the largest part's cells at that edge or vertex. Mesh_3's own manifold criterion does
+// this by refinement, and on a CAD-revolved bell (sharp lip creases, a 360-triangle pole) it
+// ran for over 5 minutes at any element size where the same mesh without it took 0.6 s with
+// two pinched edges.
+std::vector<bool> cells_pinching_the_boundary(const std::vector<Cell>& cells,
+                                              const std::map<Face, int>& count) {
+  std::vector<bool> remove(cells.size(), false);
+  // Boundary faces at each edge and each vertex; cells at each edge and vertex of the boundary.
+  std::map<std::array<int, 2>, int> faces_at_edge;
+  std::unordered_map<int, std::vector<Face>> faces_at_vertex;
+  for (const auto& [f, n] : count) {
+    if (n != 1) continue;
+    for (int a = 0; a < 3; ++a) {
+      std::array<int, 2> e{f[a], f[(a + 1) % 3]};
+      std::sort(e.begin(), e.end());
+      ++faces_at_edge[e];
+      faces_at_vertex[f[a]].push_back(f);
+    }
+  }
+  std::unordered_map<int, std::vector<int>> cells_at_vertex;
+  for (std::size_t c = 0; c < cells.size(); ++c)
+    for (int v : cells[c])
+      if (faces_at_vertex.count(v)) cells_at_vertex[v].push_back(static_cast<int>(c));
+  auto keep_largest = [&](const std::vector<std::vector<int>>& groups) {
+    if (groups.size() < 2) return;
+    const auto largest = std::max_element(groups.begin(), groups.end(),
+                                          [](const auto& a, const auto& b) { return a.size() < b.size(); });
+    for (auto g = groups.begin(); g != groups.end(); ++g)
+      if (g != largest)
+        for (int c : *g) remove[c] = true;
+  };
+  for (const auto& [e, n] : faces_at_edge) {
+    if (n <= 2) continue;
+    std::vector<int> around;
+    for (int c : cells_at_vertex[e[0]])
+      if (std::find(cells[c].begin(), cells[c].end(), e[1]) != cells[c].end()) around.push_back(c);
+    keep_largest(groups_through_faces(cells, around, {e[0], e[1]}));
+  }
+  for (const auto& [v, faces] : faces_at_vertex) {
+    // One fan of boundary faces around a manifold vertex: joined through their edges at v.
+    std::vector<int> fan(faces.size(), -1);
+    int fans = 0;
+    for (std::size_t seed = 0; seed < faces.size(); ++seed) {
+      if (fan[seed] >= 0) continue;
+      std::vector<std::size_t> stack{seed};
+      fan[seed] = fans;
+      while (!stack.empty()) {
+        const std::size_t i = stack.back();
+        stack.pop_back();
+        for (std::size_t j = 0; j < faces.size(); ++j) {
+          if (fan[j] >= 0) continue;
+          int common = 0;
+          for (int a : faces[i]) common += std::find(faces[j].begin(), faces[j].end(), a) != faces[j].end();
+          if (common == 2) fan[j] = fans, stack.push_back(j);
+        }
+      }
+      ++fans;
+    }
+    if (fans < 2) continue;
+    const auto groups = groups_through_faces(cells, cells_at_vertex[v], {v});
+    if (groups.size() > 1) {
+      keep_largest(groups);
+    } else {
+      // One part that meets itself at the vertex (its boundary passes the vertex twice):
+      // the vertex's cells go, a dent of one element.
+      for (int c : cells_at_vertex[v]) remove[c] = true;
+    }
+  }
+  return remove;
+}
+
+// Delaunay refinement can leave a few cells apart from the body in a thin wall meshed with
+// elements as thick as it (the CAD bell's lip: 85 separate pieces, each six more rigid-body
+// modes), and taking pinches out can cut one off. A piece under 1 % of the volume is such a
+// fragment, not one of the input's bodies, and goes.
+std::vector<Cell> cells_without_fragments(const std::vector<Eigen::Vector3d>& points,
+                                          std::vector<Cell> cells) {
+  DisjointSets pieces(points.size());
+  for (const auto& c : cells)
+    for (int k = 1; k < 4; ++k) pieces.unite(c[k], c[0]);
+  std::vector<double> volume_m3(points.size(), 0.0);
+  double total_m3 = 0;
+  auto cell_volume = [&](const Cell& c) {
+    return std::abs((points[c[1]] - points[c[0]]).dot((points[c[2]] - points[c[0]]).cross(points[c[3]] - points[c[0]]))) / 6;
+  };
+  for (const auto& c : cells) {
+    volume_m3[pieces.find(c[0])] += cell_volume(c);
+    total_m3 += cell_volume(c);
+  }
+  std::erase_if(cells, [&](const Cell& c) { return volume_m3[pieces.find(c[0])] < 0.01 * total_m3; });
+  return cells;
+}
+
 // Mesh_3 can leave a flat cell on a planar part of the boundary: four vertices on one face
 // of a box, which exudation cannot move off it. Such a cell holds no volume and its faces lie in
-// the boundary's plane, so taking it out leaves the domain as it was. Repeated, since taking one
-// out can put another flat cell on the boundary.
-TetMesh tet_mesh_without_flat_boundary_cells(const std::vector<Eigen::Vector3d>& points,
-                                             std::vector<std::array<int, 4>> cells,
-                                             const SurfaceMesh& input) {
-  auto quality = [&](const std::array<int, 4>& c) {
+// the boundary's plane, so taking it out leaves the domain as it was. Then pinches are taken
+// out (cells_pinching_the_boundary). Repeated, since taking cells out can leave another flat
+// cell on the boundary or another pinch.
+TetMesh tet_mesh_with_clean_boundary(const std::vector<Eigen::Vector3d>& points,
+                                     std::vector<Cell> cells, const SurfaceMesh& input) {
+  auto quality = [&](const Cell& c) {
     TetCorners x;
     for (int k = 0; k < 4; ++k) x.row(k) = points[c[k]].transpose();
     return std::abs(tet_quality(x));
   };
-  for (int pass = 0; pass < 8; ++pass) {
-    std::map<std::array<int, 3>, int> face_count;
-    for (const auto& c : cells)
-      for (int skip = 0; skip < 4; ++skip) {
-        std::array<int, 3> f;
-        for (int k = 0, j = 0; k < 4; ++k)
-          if (k != skip) f[j++] = c[k];
-        std::sort(f.begin(), f.end());
-        ++face_count[f];
-      }
-    std::vector<std::array<int, 4>> kept;
-    for (const auto& c : cells) {
+  for (int pass = 0; pass < 16; ++pass) {
+    const std::map<Face, int> count = face_counts(cells);
+    std::vector<bool> remove(cells.size(), false);
+    bool any = false;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
       bool on_boundary = false;
-      for (int skip = 0; skip < 4 && !on_boundary; ++skip) {
-        std::array<int, 3> f;
-        for (int k = 0, j = 0; k < 4; ++k)
-          if (k != skip) f[j++] = c[k];
-        std::sort(f.begin(), f.end());
-        on_boundary = face_count[f] == 1;
-      }
-      if (!(on_boundary && quality(c) < kRejectTetQuality)) kept.push_back(c);
+      for (int skip = 0; skip < 4 && !on_boundary; ++skip)
+        on_boundary = count.at(sorted_face_without(cells[c], skip)) == 1;
+      remove[c] = on_boundary && quality(cells[c]) < kRejectTetQuality;
+      any = any || remove[c];
     }
-    if (kept.size() == cells.size()) break;
+    if (!any) {
+      remove = cells_pinching_the_boundary(cells, count);
+      any = std::find(remove.begin(), remove.end(), true) != remove.end();
+    }
+    if (!any) break;
+    std::vector<Cell> kept;
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      if (!remove[c]) kept.push_back(cells[c]);
     cells = std::move(kept);
   }
+  cells = cells_without_fragments(points, std::move(cells));
+  if (cells.empty()) throw Error("meshing the volume gave no element (is the surface closed?)");
   Eigen::MatrixXd vertices(static_cast<Eigen::Index>(points.size()), 3);
   for (std::size_t i = 0; i < points.size(); ++i) vertices.row(static_cast<Eigen::Index>(i)) = points[i].transpose();
   Eigen::MatrixXi tets(static_cast<Eigen::Index>(cells.size()), 4);
@@ -226,11 +374,11 @@ TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options
   // Exudation removes the slivers Delaunay refinement leaves (1.8 s for 20 000 elements of the
   // cow scan, worst quality 5e-4 -> 0.027); perturbation was tried as well and ran into a
   // 10 s limit on the same mesh for 0.046.
-  // manifold(): the boundary is refined until it is a 2-manifold (Delaunay refinement alone may
-  // leave two parts of it touching at a vertex or an edge), as excitation normals and the
-  // surface data need.
+  // Delaunay refinement alone may leave two parts of the boundary touching at a vertex or an
+  // edge; the excitation normals and the surface data need a 2-manifold, made afterwards
+  // (cells_pinching_the_boundary) rather than by Mesh_3's manifold criterion.
   Complex complex = CGAL::make_mesh_3<Complex>(domain, criteria, CGAL::parameters::no_perturb(),
-                                               CGAL::parameters::exude(), CGAL::parameters::manifold());
+                                               CGAL::parameters::exude());
   // A symmetric input can leave exactly flat cells inside (four refinement points on a bar's
   // mid-plane), which exudation does not see: then the vertices are perturbed, briefly.
   auto worst_quality = [&] {
@@ -265,7 +413,7 @@ TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options
     }
     cells.push_back(c);
   }
-  return tet_mesh_without_flat_boundary_cells(points, std::move(cells), surface);
+  return tet_mesh_with_clean_boundary(points, std::move(cells), surface);
 }
 
 Eigen::MatrixXd nearest_surface_points(const SurfaceMesh& surface, const Eigen::MatrixXd& points) {

@@ -67,6 +67,20 @@ TEST_F(Scratch, BarBendingModesMatchTimoshenko) {
   EXPECT_NEAR(first.t60_s, std::log(1000.0) / (first.damping_ratio * omega), 1e-9);
 }
 
+TEST_F(Scratch, ElementScaleSetsTheMeshAndTheModesConverge) {
+  // --element-scale 0.6: elements about 0.6 as long, so several times as many; the bar's
+  // modes move little between the two (the default sizing is converged on it).
+  const std::string bar = source("meshes/bar.obj") + " --material steel --modes 8 --keep-surface";
+  ASSERT_EQ(run("modes " + bar + " -o " + out("a.modal.json")).exit_code, 0);
+  const auto r = run("modes " + bar + " --element-scale 0.6 -o " + out("b.modal.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto a = read_modal_model(out("a.modal.json")), b = read_modal_model(out("b.modal.json"));
+  EXPECT_GT(b.mesh.tetrahedra, 2 * a.mesh.tetrahedra);
+  ASSERT_EQ(a.modes.size(), b.modes.size());
+  for (size_t i = 0; i < a.modes.size(); ++i)
+    EXPECT_NEAR(a.modes[i].frequency_hz / b.modes[i].frequency_hz, 1.0, 0.005) << "mode " << i;
+}
+
 TEST_F(Scratch, CantileverMatchesClampedFreeBeam) {
   // meshes/cantilever.obj: 0.20 × 0.02 × 0.01 m, clamped at x = 0. Euler–Bernoulli clamped-free:
   // ω = (βL)²√(EI/(ρA))/L², βL = 1.8751, 4.6941, 7.8548; bending in the 0.01 m direction.
@@ -226,6 +240,8 @@ TEST_F(Scratch, BadInputsFailCleanly) {
       {"modes " + bar + " --scale 0", "--scale"},
       {"modes " + bar + " --max-tet-volume -1", "--max-tet-volume"},
       {"modes " + bar + " --element-order 3", "element-order"},
+      {"modes " + bar + " --element-scale 0", "--element-scale"},
+      {"modes " + bar + " --element-scale nan", ""},
   };
   for (const auto& [args, phrase] : cases) {
     const auto r = run(args + " --modes 3 -o " + out("model.modal.json"));

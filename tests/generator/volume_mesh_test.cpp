@@ -13,6 +13,7 @@
 #include "fem/assembly.hpp"
 #include "fem/elements.hpp"
 #include "fem/fem_mesh.hpp"
+#include "fem/mesh_bodies.hpp"
 #include "fem/mesh_input.hpp"
 #include "fem/surface_mesh.hpp"
 #include "fem/volume_mesh.hpp"
@@ -56,6 +57,20 @@ SurfaceMesh uv_sphere(double r, int rings, int segments) {
     }
   for (int j = 0; j < segments; ++j) s.tri(south, at(rings - 1, j + 1), at(rings - 1, j));
   return checked(s);
+}
+
+// A hollow sphere: the outer surface of radius r and a cavity of radius r − wall, inward.
+SurfaceMesh hollow_sphere(double r, double wall, int rings, int segments) {
+  const SurfaceMesh outer = uv_sphere(r, rings, segments), inner = uv_sphere(r - wall, rings, segments);
+  SurfaceMesh both;
+  both.vertices.resize(outer.vertices.rows() + inner.vertices.rows(), 3);
+  both.vertices << outer.vertices, inner.vertices;
+  Eigen::MatrixXi inward = inner.faces.array() + static_cast<int>(outer.vertices.rows());
+  inward.col(1).swap(inward.col(2));
+  both.faces.resize(outer.faces.rows() + inner.faces.rows(), 3);
+  both.faces << outer.faces, inward;
+  check_and_orient_surface(both);
+  return both;
 }
 
 double total_volume(const TetMesh& m) {
@@ -197,6 +212,21 @@ TEST(VolumeMesh, CurvedBoundaryEdgesBringACoarseSphereBackToItsVolume) {
   const double curved_error = std::abs(ux.dot(M * ux) / exact - 1);
   EXPECT_GT(straight_error, 0.01);
   EXPECT_LT(curved_error, straight_error / 5) << "straight " << straight_error << ", curved " << curved_error;
+}
+
+TEST(VolumeMesh, AThinShellMeshedWithElementsAsThickAsItsWallIsOneManifoldBody) {
+  // Elements 3x the wall of a hollow sphere: Delaunay refinement pinches the wall (parts of the
+  // boundary touching at an edge or a vertex) and leaves cells apart from the body. The result
+  // is one body with a 2-manifold, outward boundary (what the excitation normals, the surface
+  // data and the rigid-mode count need), and the shell is still whole.
+  const double r = 0.1, wall = 0.004;
+  const SurfaceMesh shell = hollow_sphere(r, wall, 32, 64);
+  const TetMesh mesh = mesh_volume(shell, uniform(0.012, 0.0012));
+  SurfaceMesh boundary{mesh.vertices.topRows(mesh.surface_vertex_count), mesh.surface_faces};
+  EXPECT_NO_THROW(check_and_orient_surface(boundary));
+  EXPECT_EQ(count_connected_bodies(mesh.tets, mesh.vertices.rows()), 1);
+  const double exact = 4.0 / 3.0 * M_PI * (r * r * r - std::pow(r - wall, 3));
+  EXPECT_NEAR(total_volume(mesh), exact, 0.15 * exact);
 }
 
 TEST(VolumeMesh, LocalThicknessMeasuresTheWallOfAShell) {
