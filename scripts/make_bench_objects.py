@@ -1159,18 +1159,15 @@ def make(name, outdir):
         write_stl(path, V, F, "mesh2dsp bench %s (%s)" % (name, "mm" if name.endswith("_mm") else "m"))
     else:
         normals = None
-        if name == "statue":
-            V, F = statue()
+        triangle_objects = {
+            "statue": (statue, "scanned-statue look-alike, 1.0 m tall (metres)"),
+            "bell": (bell, "CAD-revolved church bell, 0.7 m tall, 360 segments (metres)"),
+            "knot_mm": (knot_mm, "trefoil knot tube, MILLIMETRES, tube radius 8 mm"),
+        }
+        if name in triangle_objects:
+            make_triangles, comment = triangle_objects[name]
+            V, F = make_triangles()
             polys = F.tolist()
-            comment = "scanned-statue look-alike, 1.0 m tall (metres)"
-        elif name == "bell":
-            V, F = bell()
-            polys = F.tolist()
-            comment = "CAD-revolved church bell, 0.7 m tall, 360 segments (metres)"
-        elif name == "knot_mm":
-            V, F = knot_mm()
-            polys = F.tolist()
-            comment = "trefoil knot tube, MILLIMETRES, tube radius 8 mm"
         elif name == "sword":
             V, polys = sword()
             comment = "quad-dominant sword scan, 0.87 m (metres)"
