@@ -758,10 +758,13 @@ def bell_profile():
     lip = [(R + 0.004 - 0.012 * u, 0.0005 * math.sin(np.pi * u)) for u in np.linspace(0, 1, 30)]
     lip += [(R + 0.004 - 0.012 - (R + 0.004 - 0.012 - ri[0]) * u, 0.012 * u ** 1.5)
             for u in np.linspace(0, 1, 60)]
-    inner = list(zip(ri, z))
-    # inner crown: round into the underside of the crown, then flat (slightly domed) to the pole
+    # inner crown: the inner wall up to where a round turns it into the underside of the
+    # crown, then flat (slightly domed) to the pole. (The wall once ran on above the round's
+    # start and folded back down to it: a zero-thickness fin 4 cm high around the crown.)
     zc = H - 0.045
-    ci = (ri[-1] - 0.03, zc - 0.03)
+    top = z <= zc - 0.03
+    inner = list(zip(ri[top], z[top]))
+    ci = (ri[top][-1] - 0.03, zc - 0.03)
     inner += [(ci[0] + 0.03 * math.cos(a), ci[1] + 0.03 * math.sin(a)) for a in np.linspace(0, np.pi / 2, 120)]
     inner += [(r, zc + 0.006 * (1 - (r / ci[0]) ** 2)) for r in np.linspace(ci[0], 0, 300)]
     dense = [outer[0]] + outer[1:] + lip[1:] + inner[1:]

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "fem/mesh_units.hpp"
 #include "fem/surface_mesh.hpp"
@@ -43,12 +44,29 @@ constexpr double kRefinedSurfaceEdge = 1.5;
 // A surface whose mean edge is below this fraction of the needed element edge is too fine to
 // keep: the volume is meshed for the physics (fem/volume_mesh.hpp).
 constexpr double kCoarsenSurfaceBelow = 0.5;
+// A triangle this much longer than it is wide (longest edge over the altitude to it) is a sliver:
+// kept as it is, it makes flat elements (a CAD bracket's exporter fans, aspect up to 413; a
+// revolved bell's pole, 134), and TetGen's attempt at the kept surface is thrown away after it
+// took most of the meshing time. Such a surface is meshed by volume from the start.
+constexpr double kSliverTriangleAspect = 50;
 // How far the boundary of a physics-sized mesh may leave the input: a fraction of the local
 // wall and of the object's size (a chord's sag; curved quadratic elements follow the input
 // between their corners).
 constexpr double kBoundaryDistancePerWall = 0.02;
 constexpr double kBoundaryDistancePerSize = 1e-3;
 constexpr double kMinBoundaryDistancePerEdge = 0.03;
+
+double worst_triangle_aspect(const SurfaceMesh& surface) {
+  double worst = 0;
+  for (Eigen::Index f = 0; f < surface.faces.rows(); ++f) {
+    const Eigen::Vector3d a = surface.vertices.row(surface.faces(f, 0)), b = surface.vertices.row(surface.faces(f, 1)),
+                          c = surface.vertices.row(surface.faces(f, 2));
+    const double longest_sq = std::max({(b - a).squaredNorm(), (c - b).squaredNorm(), (a - c).squaredNorm()});
+    const double twice_area = (b - a).cross(c - a).norm();
+    worst = std::max(worst, twice_area > 0 ? longest_sq / twice_area : std::numeric_limits<double>::infinity());
+  }
+  return worst;
+}
 
 std::string deviation_text(const SurfaceDeviation& d) {
   return fmt::format("max deviation {:.3g} mm, volume change {:+.3f} %", 1e3 * d.max_distance_m,
@@ -175,6 +193,11 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
                               fmt::format("the surface (mean edge {:.2f} mm) is finer than the "
                                           "{:.2f} mm the analysis needs",
                                           1e3 * mean_edge_length(input), 1e3 * needed_edge_m));
+  }
+  if (const double aspect = worst_triangle_aspect(input); free_surface && aspect > kSliverTriangleAspect) {
+    return physics_sized_mesh(input, material, sizing_hz, shear_speed / analysed_hz, options, t,
+                              fmt::format("the surface has sliver triangles (one {:.0f} times longer "
+                                          "than wide) that would give flat elements", aspect));
   }
   Eigen::MatrixXd input_vertices;
   const SurfaceMesh surface = analysis_surface(input, needed_edge_m, options, t, input_vertices);
