@@ -1,7 +1,6 @@
 #include "fem/volume_mesh.hpp"
 
 #include <CGAL/AABB_face_graph_triangle_primitive.h>
-#include <CGAL/AABB_segment_primitive.h>
 #include <CGAL/AABB_traits.h>
 #include <CGAL/AABB_tree.h>
 #include <CGAL/Mesh_complex_3_in_triangulation_3.h>
@@ -19,7 +18,6 @@
 #include <algorithm>
 #include <array>
 #include <map>
-#include <memory>
 #include <cmath>
 #include <unordered_map>
 #include <vector>
@@ -42,11 +40,6 @@ using Complex = CGAL::Mesh_complex_3_in_triangulation_3<Triangulation>;
 using Criteria = CGAL::Mesh_criteria_3<Triangulation>;
 using Primitive = CGAL::AABB_face_graph_triangle_primitive<Polyhedron>;
 using Tree = CGAL::AABB_tree<CGAL::AABB_traits<Kernel, Primitive>>;
-
-// Folds sharper than this are creases (see BoundaryDistanceField); a scan's noise folds its
-// surface by a few degrees, a CAD export's tessellation of a curved face by less.
-constexpr double kCreaseFoldDegrees = 40;
-constexpr double kCreaseCutPerWall = 0.1;
 
 Eigen::Vector3d to_eigen(const Point& p) { return {p.x(), p.y(), p.z()}; }
 
@@ -91,66 +84,6 @@ class SizingField {
  private:
   const ThicknessField* thickness_;
   std::function<double(double)> size_;
-};
-
-// The input's creases: edges where the surface folds by more than `min_fold_degrees` (a CAD
-// part's edges, a blade's flats, a bell's lip).
-std::vector<Kernel::Segment_3> crease_segments(const Polyhedron& mesh, double min_fold_degrees) {
-  namespace PMP = CGAL::Polygon_mesh_processing;
-  const double min_cos = std::cos(min_fold_degrees * M_PI / 180);
-  std::vector<Kernel::Segment_3> creases;
-  for (auto e : mesh.edges()) {
-    const auto h = mesh.halfedge(e);
-    if (mesh.is_border(e)) continue;
-    const auto a = PMP::compute_face_normal(mesh.face(h), mesh);
-    const auto b = PMP::compute_face_normal(mesh.face(mesh.opposite(h)), mesh);
-    if (a * b < min_cos) creases.emplace_back(mesh.point(mesh.source(h)), mesh.point(mesh.target(h)));
-  }
-  return creases;
-}
-
-// How far the boundary may leave the input at a point: the bound asked for, loosened within
-// half an element of a crease. Cutting a crease by d_c takes off a sliver of cross-section
-// ~d_c² along it, where a facet of width h sagging by d over a smooth face moves ~⅔·d·h: the
-// same volume for d_c ~ √(d·h). Held to d there, Delaunay refinement follows an unprotected
-// crease with facets far smaller than the element (a CAD bracket: 16 353 elements where 7 245
-// do, a box's creases ten times its faces' vertices). Half of √(d·h) is what was measured to
-// keep a CAD bracket's 28 modes within 0.7 % (median 0.23 %) of a finer mesh that holds its
-// creases to d; the full √(d·h) let them off by 0.9 %. In a thin part the cut is at most a
-// tenth of the local wall: a sword blade's 1.5 mm edge flats, cut by half of √(d·h) (0.45 mm),
-// lost 2 % of the sword's volume.
-class BoundaryDistanceField {
- public:
-  using FT = Kernel::FT;
-  BoundaryDistanceField(const ThicknessField& thickness, const VolumeMeshOptions& options,
-                        std::vector<Kernel::Segment_3> creases)
-      : thickness_(&thickness), options_(&options),
-        creases_(std::make_shared<const Creases>(std::move(creases))) {}
-  template <class Index>
-  FT operator()(const Point& p, const int, const Index&) const {
-    const double wall_m = thickness_->at(p);
-    const double distance_m = options_->max_boundary_distance_m(wall_m);
-    if (creases_->segments.empty()) return distance_m;
-    const double edge_m = options_->edge_length_m(wall_m);
-    if (creases_->tree.squared_distance(p) > 0.25 * edge_m * edge_m) return distance_m;
-    return std::max(distance_m, std::min(0.5 * std::sqrt(distance_m * edge_m), kCreaseCutPerWall * wall_m));
-  }
-
- private:
-  using Segments = std::vector<Kernel::Segment_3>;
-  using SegmentTree =
-      CGAL::AABB_tree<CGAL::AABB_traits<Kernel, CGAL::AABB_segment_primitive<Kernel, Segments::const_iterator>>>;
-  // Shared: Mesh_3 copies its criteria, and the tree cannot be copied.
-  struct Creases {
-    explicit Creases(Segments s) : segments(std::move(s)), tree(segments.begin(), segments.end()) {
-      if (!segments.empty()) tree.accelerate_distance_queries();
-    }
-    Segments segments;
-    SegmentTree tree;
-  };
-  const ThicknessField* thickness_;
-  const VolumeMeshOptions* options_;
-  std::shared_ptr<const Creases> creases_;
 };
 
 using Cell = std::array<int, 4>;
@@ -426,7 +359,8 @@ TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options
   const ThicknessField thickness(polyhedron, local_thickness(surface));
   // No crease is protected as a feature edge: CGAL 5.5's protection of feature polylines ran
   // for minutes or crashed (SIGBUS) on the quad-scanned sword look-alike, with 17 creases. A
-  // crease is followed within a looser distance bound instead (BoundaryDistanceField).
+  // crease is then followed within the facet distance bound like any curved part (a CAD
+  // bracket meshed that way takes about twice the elements along its edges).
   Domain domain(polyhedron);
 
   // Mesh_3 bounds the radius of each surface facet's Delaunay ball and each cell's
@@ -434,7 +368,7 @@ TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options
   // h·√6/4 ≈ 0.61·h, a regular triangle's circumradius is h/√3 ≈ 0.58·h.
   const SizingField facet_radius(thickness, [&](double t) { return 0.58 * options.edge_length_m(t); });
   const SizingField cell_radius(thickness, [&](double t) { return 0.61 * options.edge_length_m(t); });
-  const BoundaryDistanceField facet_distance(thickness, options, crease_segments(polyhedron, kCreaseFoldDegrees));
+  const SizingField facet_distance(thickness, options.max_boundary_distance_m);
   const Criteria criteria(Criteria::Facet_criteria(25.0, facet_radius, facet_distance,
                                                    CGAL::FACET_VERTICES_ON_SURFACE),
                           Criteria::Cell_criteria(3.0, cell_radius));

@@ -238,22 +238,3 @@ TEST(VolumeMesh, LocalThicknessMeasuresTheWallOfAShell) {
   for (Eigen::Index i = 0; i < t.size(); ++i) on_wall += std::abs(t[i] - 0.01) < 1e-3;
   EXPECT_GT(on_wall, 0.8 * t.size());
 }
-
-TEST(VolumeMesh, ACreaseIsFollowedWithinALooserBoundThanAFaceSoItsElementsKeepTheirSize) {
-  // A finely tessellated box (5 mm grid) meshed at a 30 mm edge with its faces held to 0.1 mm:
-  // unprotected, its twelve creases would be followed within the same 0.1 mm by facets a few mm
-  // long. Near a crease the bound is half of √(0.1 mm · 30 mm), and the cut it allows takes off
-  // a sliver of cross-section ~(0.9 mm)², a fraction of a percent of the volume.
-  const double a = 0.2, b = 0.1, c = 0.05;
-  const SurfaceMesh box = checked(test::grid_box(a, b, c, 0.005));
-  const TetMesh mesh = mesh_volume(box, uniform(0.03, 1e-4));
-  // Measured: 1 224 surface vertices with the crease bound, 12 208 with creases held to 0.1 mm.
-  EXPECT_LT(mesh.surface_vertex_count, 3000);
-  EXPECT_NEAR(total_volume(mesh), a * b * c, 0.005 * a * b * c);
-  for (int i = 0; i < mesh.surface_vertex_count; ++i) {
-    const Eigen::Vector3d p = mesh.vertices.row(i);
-    const double to_face = std::min({p.x(), a - p.x(), p.y(), b - p.y(), p.z(), c - p.z()});
-    EXPECT_NEAR(to_face, 0, 1e-9) << "vertex " << i;
-  }
-  EXPECT_GT(tet_quality_report(mesh, 1e-3).min_quality, 1e-3);
-}
