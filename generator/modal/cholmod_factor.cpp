@@ -64,7 +64,11 @@ cholmod_sparse view_lower(const SparseMatrix& a) {
 struct CholmodFactor::State {
   cholmod_common common{};
   cholmod_factor* factor = nullptr;
+  cholmod_dense *solution = nullptr, *work_y = nullptr, *work_e = nullptr;  // cholmod_solve2's
   ~State() {
+    cholmod_free_dense(&solution, &common);
+    cholmod_free_dense(&work_y, &common);
+    cholmod_free_dense(&work_e, &common);
     if (factor) cholmod_free_factor(&factor, &common);
     cholmod_finish(&common);
   }
@@ -97,6 +101,7 @@ CholmodFactor::CholmodFactor(const SparseMatrix& pattern) : state_(std::make_uni
 CholmodFactor::~CholmodFactor() = default;
 
 void CholmodFactor::factorize(const SparseMatrix& lower) {
+  if (!state_->factor) throw Error("the factorization was released");
   auto& c = state_->common;
   last_cholmod_error.clear();
   cholmod_sparse a = view_lower(lower);
@@ -108,15 +113,23 @@ void CholmodFactor::factorize(const SparseMatrix& lower) {
         "mesh or the material is broken");
 }
 
-Eigen::MatrixXd CholmodFactor::solve(const Eigen::MatrixXd& b) const {
-  auto& c = state_->common;
+void CholmodFactor::release() {
+  auto& s = *state_;
+  cholmod_free_dense(&s.solution, &s.common);
+  cholmod_free_dense(&s.work_y, &s.common);
+  cholmod_free_dense(&s.work_e, &s.common);
+  if (s.factor) cholmod_free_factor(&s.factor, &s.common);
+}
+
+void CholmodFactor::solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const {
+  auto& s = *state_;
+  if (!s.factor) throw Error("the factorization was released before a solve");
   cholmod_dense rhs = view_dense(b);
   last_cholmod_error.clear();
-  cholmod_dense* x = cholmod_solve(CHOLMOD_A, state_->factor, &rhs, &c);
-  if (!x) throw Error(describe_failure(c.status));
-  Eigen::MatrixXd out = Eigen::Map<const Eigen::MatrixXd>(static_cast<const double*>(x->x), b.rows(), b.cols());
-  cholmod_free_dense(&x, &c);
-  return out;
+  // cholmod_solve2 reuses the three buffers when their shape fits and reallocates them otherwise.
+  if (!cholmod_solve2(CHOLMOD_A, s.factor, &rhs, nullptr, &s.solution, nullptr, &s.work_y, &s.work_e, &s.common))
+    throw Error(describe_failure(s.common.status));
+  x = Eigen::Map<const Eigen::MatrixXd>(static_cast<const double*>(s.solution->x), b.rows(), b.cols());
 }
 
 Eigen::MatrixXd symmetric_times(const SparseMatrix& lower, const Eigen::MatrixXd& x) {

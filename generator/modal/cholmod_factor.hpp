@@ -34,8 +34,14 @@ class CholmodFactor {
   // Numeric factorization of `lower` (same pattern as the analysis). Throws Error when the
   // matrix is not positive definite or memory runs out.
   void factorize(const SparseMatrix& lower);
-  // X = A⁻¹ B for a block of right-hand sides (one pass over the factor for all of them).
-  Eigen::MatrixXd solve(const Eigen::MatrixXd& b) const;
+  // X = A⁻¹ B for a block of right-hand sides (one pass over the factor for all of them), into
+  // `x` (resized when its shape differs). CHOLMOD's solution and workspace are kept between
+  // calls: a Lanczos run of same-shaped solves allocates nothing after the first, where fresh
+  // buffers each time made the kernel map and zero them again (the sword's 581 k DOF: 5.9 M
+  // page faults, 15 s of system time). So one factor solves on one thread at a time.
+  void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const;
+  // Frees the numeric factor and the solve buffers (size() stays); solve() throws after it.
+  void release();
 
  private:
   struct State;

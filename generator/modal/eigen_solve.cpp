@@ -143,7 +143,8 @@ class BlockLanczos {
     const int j = k_, kk = k_ + b_;
     reserve(kk + b_);
     const auto t0 = Clock::now();
-    Eigen::MatrixXd y = factor_.solve(mass_block_);  // S Vⱼ
+    Eigen::MatrixXd& y = solved_;
+    factor_.solve(mass_block_, y);  // S Vⱼ
     solve_s += seconds_since(t0);
     solves += b_;
     // The recurrence's own terms first: S Vⱼ lies almost wholly in Vⱼ₋₁ and Vⱼ (eq. 2.4), so
@@ -162,7 +163,8 @@ class BlockLanczos {
     subtract_product(v_, local_begin, local, c.middleRows(local_begin, local), y);
     const double reference = c.colwise().norm().maxCoeff();
     for (int pass = 0; pass < 2; ++pass) {
-      const Eigen::MatrixXd my = mass_times(y);
+      Eigen::MatrixXd& my = mass_y_;
+      mass_times(y, my);
       const Eigen::ArrayXd norm2 = y.cwiseProduct(my).colwise().sum().transpose().array();
       const Eigen::MatrixXd c2 = transpose_times(v_, 0, kk, my);
       subtract_product(v_, 0, kk, c2, y);
@@ -174,9 +176,9 @@ class BlockLanczos {
     // (amplified by their large θ), projected out above but kept out of T.
     c.topRows(locked_).setZero();
     t_.block(0, j, kk, b_) = c;
-    Eigen::MatrixXd newest = std::move(mass_block_);
-    t_.block(kk, j, b_, b_) = append_block(std::move(y), kk, reference);
-    previous_mass_block_ = std::move(newest);
+    // The newest M block becomes the previous one; append_block refills mass_block_.
+    previous_mass_block_.swap(mass_block_);
+    t_.block(kk, j, b_, b_) = append_block(y, kk, reference);
     k_ = kk;
   }
 
@@ -197,6 +199,14 @@ class BlockLanczos {
   }
   Eigen::MatrixXd ritz_vectors(const Eigen::MatrixXd& y) const { return v_.leftCols(k_) * y; }
 
+  void release_step_buffers() {
+    for (Eigen::MatrixXd* m : {&solved_, &mass_y_, &block_, &mass_block_work_, &next_block_, &next_mass_block_,
+                               &mass_block_, &previous_mass_block_})
+      *m = Eigen::MatrixXd();
+    mass_in_ = RowMajorMatrix();
+    mass_out_ = RowMajorMatrix();
+  }
+
   int solves = 0;
   double solve_s = 0;
 
@@ -205,10 +215,13 @@ class BlockLanczos {
   // values per entry (CHOLMOD's product on the lower triangle scatters as well). The rows are
   // split among the cores: this product runs twice per block step and is latency-bound, while
   // the OpenMP threads, unlike OpenBLAS's inside the triangular solves, go idle between uses.
-  Eigen::MatrixXd mass_times(const Eigen::MatrixXd& x) const {
-    using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    const RowMajorMatrix xr = x;
-    RowMajorMatrix yr(n_, x.cols());
+  // Into `out`, through row-major buffers kept between calls (like every n × b block of the
+  // step: allocated once, not mapped and zeroed by the kernel again each time).
+  void mass_times(const Eigen::MatrixXd& x, Eigen::MatrixXd& out) const {
+    RowMajorMatrix& xr = mass_in_;
+    RowMajorMatrix& yr = mass_out_;
+    xr = x;
+    yr.resize(n_, x.cols());
     const bool by_node = node_mass_.size() > 0;
     const int rows = by_node ? n_ / 3 : n_, width = static_cast<int>(by_node ? 3 * x.cols() : x.cols());
     const Eigen::Map<const RowMajorMatrix> xv(xr.data(), rows, width);
@@ -220,7 +233,12 @@ class BlockLanczos {
       const int begin = part_begin(rows, part, parts), end = part_begin(rows, part + 1, parts);
       yv.middleRows(begin, end - begin).noalias() = product.middleRows(begin, end - begin) * xv;
     }
-    return yr;
+    out = yr;
+  }
+  Eigen::MatrixXd mass_times(const Eigen::MatrixXd& x) const {
+    Eigen::MatrixXd y;
+    mass_times(x, y);
+    return y;
   }
 
   // (first `columns` basis vectors)ᵀ M x. M·basis is not stored: it would double the basis
@@ -247,15 +265,16 @@ class BlockLanczos {
   // M-orthonormalises the block x (already M-orthogonal to the first `at` basis vectors) into
   // basis columns at..at+b and returns R with x = Vnew R. Directions of x that vanish next to
   // `reference` (the Krylov space has closed) are replaced by random vectors, with zero rows in R.
-  Eigen::MatrixXd append_block(Eigen::MatrixXd x, int at, double reference) {
+  Eigen::MatrixXd append_block(const Eigen::MatrixXd& block, int at, double reference) {
     Eigen::MatrixXd r = Eigen::MatrixXd::Identity(b_, b_);
+    Eigen::MatrixXd &x = block_, &mx = mass_block_work_, &xn = next_block_, &mxn = next_mass_block_;
+    x = block;
     // M·x afresh in each pass: the second pass's Gram matrix is close to I, so the M·basis it
     // combines stays M times the basis to rounding. (Carried through the first pass's
     // combination, M·x drifts by cond(G)·ε, and the rigid-body modes, 10⁶ times larger in the
     // shift-inverted spectrum, amplify that drift into the elastic Ritz values.)
-    Eigen::MatrixXd mx;
     for (int pass = 0; pass < 2; ++pass) {
-      mx = mass_times(x);
+      mass_times(x, mx);
       Eigen::MatrixXd g = x.transpose() * mx;
       g = 0.5 * (g + g.transpose()).eval();
       Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(g);
@@ -265,12 +284,14 @@ class BlockLanczos {
       // goes out of the Krylov relation, and the rigid-body modes (θ = 1/|σ|, 10⁶ times the
       // elastic ones) set `reference`, so a looser floor drops elastic information.
       const double floor = pass == 0 ? 8 * std::numeric_limits<double>::epsilon() * reference : 0.5;
-      Eigen::MatrixXd xn(n_, b_), mxn(n_, b_), rp = Eigen::MatrixXd::Zero(b_, b_);
+      xn.resize(n_, b_);
+      mxn.resize(n_, b_);
+      Eigen::MatrixXd rp = Eigen::MatrixXd::Zero(b_, b_);
       std::vector<int> lost;
       for (int i = 0; i < b_; ++i) {
         if (s[i] > floor) {
-          xn.col(i) = x * (q.col(i) / s[i]);
-          mxn.col(i) = mx * (q.col(i) / s[i]);
+          xn.col(i).noalias() = x * (q.col(i) / s[i]);
+          mxn.col(i).noalias() = mx * (q.col(i) / s[i]);
           rp.row(i) = s[i] * q.col(i).transpose();
         } else {
           lost.push_back(i);
@@ -298,12 +319,12 @@ class BlockLanczos {
         mxn.col(i) = mz / norm;
         final_column[i] = true;
       }
-      x = std::move(xn);
-      mx = std::move(mxn);
+      x.swap(xn);
+      mx.swap(mxn);
       r = rp * r;
     }
     v_.middleCols(at, b_) = x;
-    mass_block_ = std::move(mx);
+    mass_block_ = mx;
     return r;
   }
 
@@ -315,6 +336,10 @@ class BlockLanczos {
   Eigen::MatrixXd v_, t_;  // basis, projected matrix (upper part + sub-diagonal blocks)
   Eigen::MatrixXd mass_block_;  // M times the newest block of the basis (the next solve's input)
   Eigen::MatrixXd previous_mass_block_;  // M times the block before it (or empty)
+  // n × b buffers of a step, reused from step to step.
+  using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Eigen::MatrixXd solved_, mass_y_, block_, mass_block_work_, next_block_, next_mass_block_;
+  mutable RowMajorMatrix mass_in_, mass_out_;
   std::mt19937_64 random_{20261126};  // fixed: the same mesh gives the same modes, run after run
   std::normal_distribution<double> normal_;
 };
@@ -375,6 +400,7 @@ EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
   Progress factor_progress("factorization");
   const auto factor_start = Clock::now();
   factor.factorize(shifted);
+  shifted = SparseMatrix();  // the factor holds what the iteration needs of it
   const double factorization_s = seconds_since(factor_start);
   factor_progress.finish(fmt::format("{} DOF", n));
 
@@ -423,6 +449,10 @@ EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
     count = next > nev ? next : 0;
   }
   single_threaded_iteration.reset();  // the Ritz vectors are one large product: every thread
+  // The factor and the step buffers are done with: freed before the shapes are formed, which is
+  // where the solve's memory peaks.
+  lanczos.release_step_buffers();
+  factor.release();
   out.vectors = lanczos.ritz_vectors(ritz_y);
   progress.finish(fmt::format("{} modes, {} Lanczos vectors", out.eigenvalues.size(), lanczos.dimension()));
   out.factorizations = 1;
