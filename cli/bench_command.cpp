@@ -60,6 +60,10 @@ json run_case(const BenchCase& c, int modes, const std::string& material, const 
   j["stages"] = stages;
   j["total_s"] = report.timer.total_s();
   j["estimated_solve_s"] = report.estimated_eigen_s;
+  // What the estimate's terms can be checked against: the Lanczos vectors solved for and the
+  // time of their triangular solves (the rest of the iteration is reorthogonalisation).
+  j["lanczos_vectors"] = report.solved_vectors;
+  j["triangular_solve_s"] = report.triangular_solve_s;
   // The eigen stage per mode returned (rigid-body modes are solved for too, but not returned).
   j["eigen_ms_per_mode"] =
       model.modes.empty() ? 0.0 : 1e3 * report.timer.seconds("eigen solve") / model.modes.size();

@@ -75,6 +75,8 @@ void record_solve(const ModalModel& model, const ModalAnalysisResult& modes, Ana
   r.dof = modes.dof;
   r.rigid_modes = modes.rigid_modes;
   r.estimated_eigen_s = modes.estimated_eigen_s;
+  r.solved_vectors = modes.solved_vectors;
+  r.triangular_solve_s = modes.triangular_solve_s;
   r.solved = true;
 }
 

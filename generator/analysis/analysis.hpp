@@ -23,6 +23,8 @@ struct AnalysisReport {
   int tet_vertices = 0, tetrahedra = 0, dof = 0, rigid_modes = 0;
   bool solved = false;  // false when a model file was re-tuned
   double estimated_eigen_s = 0;  // factorization + iterations, estimated before factorizing
+  int solved_vectors = 0;          // Lanczos vectors (right-hand sides solved with the factor)
+  double triangular_solve_s = 0;   // the time those solves took
 };
 
 // True when `path` names a modal model file rather than a mesh.

@@ -89,6 +89,8 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
   t.split_last("factorization", solution.factorization_s);
   result.estimated_eigen_s = solution.estimated_s;
   result.estimated_peak_bytes = solution.estimated_peak_bytes;
+  result.solved_vectors = solution.operations;
+  result.triangular_solve_s = solution.triangular_solve_s;
 
   const double highest_hz =
       std::sqrt(std::max(0.0, solution.eigenvalues.maxCoeff())) / (2 * M_PI);

@@ -31,6 +31,8 @@ struct ModalAnalysisResult {
   int below_band = 0, above_band = 0;  // elastic modes found outside [fmin, fmax]
   double estimated_eigen_s = 0;        // the estimate made before factorizing (0: dense solve)
   double estimated_peak_bytes = 0;
+  int solved_vectors = 0;          // right-hand sides solved with the factor (Lanczos vectors)
+  double triangular_solve_s = 0;   // the time those solves took
 };
 
 // Throws mesh2dsp::Error on failure; warns (notice) when a free body does not show exactly six
