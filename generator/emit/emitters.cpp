@@ -288,6 +288,9 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
       TemplateData group;
       group.set("modes", modes);
       group.set("size", std::to_string(group_size));
+      std::string inputs;  // the group's inputs, one per mode: u0, u1, ...
+      for (int j = 0; j < group_size; ++j) inputs += fmt::format("{}u{}", j ? ", " : "", j);
+      group.set("inputs", inputs);
       group.set("group_index", std::to_string(group_count));
       group.set("comma", n + 1 < m.mode_count ? std::string(",") : std::string());
       groups.push_back(group);
