@@ -808,23 +808,23 @@ PLATE_INLINE void plate_run_modes(plate_state* s, int m0, int m1, int moving, in
   }
 }
 
-/* Where a contact is, from the switch on (a moving contact), triangle and point, and the smoothed
- * glide and (u, v): points a, b, c and the weights of b and c. */
-PLATE_INLINE void plate_place(plate_state* s, int on, int triangle, float point, int* a, int* b, int* c,
-                                    float* wb, float* wc) {
+/* Where a contact is, from the switch on (a moving contact), triangle, point, glide and (u, v):
+ * points a, b, c and the weights of b and c. */
+PLATE_INLINE void plate_place(int on, int triangle, float point, float glide, float u, float v, int* a, int* b,
+                                    int* c, float* wb, float* wc) {
   if (on) {
     /* Barycentric position over the triangle: (1 - u - v, u, v). */
     const int* t = plate_triangle[triangle];
-    const float sum = s->contact_u + s->contact_v;
+    const float sum = u + v;
     const float scale = sum > 1.0f ? sum : 1.0f;
     *a = t[0];
     *b = t[1];
     *c = t[2];
-    *wb = s->contact_u / scale;
-    *wc = s->contact_v / scale;
+    *wb = u / scale;
+    *wc = v / scale;
   } else {
     int point_a, point_b;
-    float position = point + s->glide;
+    float position = point + glide;
     if (position > (float)(PLATE_POINTS - 1)) position = (float)(PLATE_POINTS - 1);
     if (position < 0.0f) position = 0.0f;
     point_a = (int)position;
@@ -936,13 +936,15 @@ PLATE_INLINE void plate_process(plate_state* s, const float* in, float* const* o
       if ((s->settled & 13) != 13 || s->position_changed) {
         s->position_changed = 0;
         still = 0;
-        plate_place(s, s->heard_on, s->heard_triangle, s->heard_point, &s->at_a, &s->at_b, &s->at_c, &s->at_wb, &s->at_wc);
+        plate_place(s->heard_on, s->heard_triangle, s->heard_point, s->glide, s->contact_u, s->contact_v, &s->at_a,
+                       &s->at_b, &s->at_c, &s->at_wb, &s->at_wc);
       }
       if (trig || first) {
-        /* A strike's force enters where the contact is at its onset, and stays there: the place is
-         * latched (as Faust holds it at the gate's rising edge), the gains follow before the run. */
-        plate_place(s, s->contact_on, s->contact_triangle, s->point, &s->strike_a, &s->strike_b, &s->strike_c,
-                       &s->strike_wb, &s->strike_wc);
+        /* A strike's force enters where the contact is set at its onset (the glide and (u, v) as
+         * set, not yet smoothed), and stays there: the place is latched (as Faust holds it at the
+         * gate's rising edge), the gains follow before the run. */
+        plate_place(s->contact_on, s->contact_triangle, s->point, s->glide_target, s->contact_u_target,
+                       s->contact_v_target, &s->strike_a, &s->strike_b, &s->strike_c, &s->strike_wb, &s->strike_wc);
         s->strike_stale = 1;
       }
       s->strike_momentum[m] = strike * s->inv_sample_rate;
