@@ -97,7 +97,8 @@ TEST_F(ContactPlaceTest, AContinuousForceEntersWithTheShapeWhereTheContactIsNow)
   // The live input's impulses at three places the position moves through (glide 0.25, 0.75, 1;
   // or the contact's (u, v)), each 0.4 s after the place was set: the output is the sum of the
   // modes' responses to each impulse scaled by the mode shape at its place, computed in the
-  // harness from the model's shapes (in double). Within 1e-4 of the peak (float rounding).
+  // harness from the model's shapes (in double). Within 2e-4 of the peak: float rounding, and
+  // the 10 ms smoother of the output gain settles within ulp / (1 - pole), 3e-5, of its target.
   const std::pair<std::string, std::vector<std::string>> models[] = {{"testbar", {"glide", "contact"}},
                                                                      {"testbar_stereo", {"glide"}}};
   for (const auto& [model, wheres] : models) {
@@ -105,7 +106,7 @@ TEST_F(ContactPlaceTest, AContinuousForceEntersWithTheShapeWhereTheContactIsNow)
     for (const auto& where : wheres)
       for (const auto& [engine, n] : measure(exe, "reference", where)) {
         EXPECT_GT(n.b, 1e-4) << model << " " << where << " " << engine << ": silent";
-        EXPECT_LE(n.a, 1e-4 * n.b) << model << " " << where << " " << engine;
+        EXPECT_LE(n.a, 2e-4 * n.b) << model << " " << where << " " << engine;
         std::printf("%s %s %s: %.3g of the peak from the reference\n", model.c_str(), where.c_str(), engine.c_str(),
                     n.a / n.b);
       }
