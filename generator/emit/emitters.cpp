@@ -193,6 +193,8 @@ void set_excitations(TemplateData& d, const EmitModel& m, const std::vector<std:
     std::string& sum = strikes.count(kinds[i]) ? strike_force : continuous_force;
     sum += fmt::format("{}fade({}) * {}", sum.empty() ? "" : " + ", i, expression.at(kinds[i]));
   }
+  d.set("has_strikes", std::string(strike_force.empty() ? "0" : "1"));
+  d.set("has_contacts", std::string(continuous_force.empty() ? "0" : "1"));
   d.set("strike_force", strike_force.empty() ? std::string("0") : strike_force);
   d.set("continuous_force", continuous_force.empty() ? std::string("0") : continuous_force);
   auto uses = [&](std::initializer_list<const char*> any) {
