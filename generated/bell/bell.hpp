@@ -30,7 +30,10 @@
  * R sin(theta) keep the pitch of low modes exact in single precision (the direct form's
  * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
  * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
- * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
+ * sounds the same at any rate. The force enters mode n scaled by the mode's shape where it acts
+ * (a strike's: where the contact was at the strike, latched; a continuous contact's: where the
+ * contact is now), and the output is every mode's velocity times its fixed pickup gain, so moving
+ * the position never re-weights modes that are already ringing. Output the surface velocity at the struck point along the strike direction (contact microphone).
  * Levels: every gain carries the normalisation 0.038777902634516206 (1 / the largest sum of |gains|
  * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
  * by the gain (default 0.5) and the level BELL_LEVEL, chosen so a default strike
@@ -76,7 +79,9 @@
 #define BELL_OUTPUTS 1
 #define BELL_FUNDAMENTAL_HZ 1564.8513
 #define BELL_TRIANGLES 2
-/* 1: one output, the contact microphone (the pickup is the excitation point itself). */
+/* 1: one output, the contact microphone (the pickup is the excitation point itself: each force is
+ * picked up where it entered, so the shape is applied twice at the input and the output gain is
+ * 1; a microphone that followed the contact would re-weight ringing modes whenever it moved). */
 #define BELL_CONTACT_MIC 1
 /* The default output level, and the level that makes the output the surface velocity in m/s. */
 #define BELL_LEVEL 10.340718f
@@ -145,7 +150,7 @@ static const float bell_excite[BELL_POINTS * BELL_MODES] = {
 0.020662433f, 0.057878226f, 0.08681054f, 0.034999218f, -0.00077823375f, 0.031177487f, 0.07235802f, 0.0071325516f, 0.0049770577f, -0.024424069f, -0.080119774f, -0.10552974f, -0.009728361f, -0.051483277f, -0.06978869f, -0.024184411f, 0.0155280875f, 0.090495884f, 0.015510186f, 0.013504939f, 0.017120156f, -6.526985e-05f, -0.11466851f, -0.09214162f, -0.013154649f, -0.054524392f, 0.049580436f, -0.0069545973f, -0.0068127355f, -0.010821732f, 0.03877961f, 0.06986717f, 0.007877397f, 0.014439514f, 0.061984733f, 0.07007662f, -0.07185146f, -0.031753685f, -0.20446631f, 0.07382771f, 0.007633394f, 0.021510543f, 0.031120466f, 0.012468713f, 6.436033e-05f, -0.002662186f, -0.02110153f, -0.0020931952f, 0.00010366666f, -0.00024328245f, -0.06762635f, -0.08840427f, -0.0019486143f, -0.010022979f, -0.02436837f, -0.008481268f, 0.08278316f, -0.046456568f, -0.007355159f, 0.0010698945f, 0.00062272977f, 0.00027512753f, -0.15294807f, -0.12272805f, 0.0013996201f, 0.019600876f, 0.04394158f, -0.02716771f, -0.028237421f, 0.0012698141f, -0.0035845465f, -0.033252127f, 2.0589303e-05f, 6.427495e-05f, 0.008444998f, 0.009556994f, 0.017031807f, 0.0077291387f, 0.061867684f, -0.022157488f, 0.055122726f, -0.02896988f, -0.042033266f, 0.07178571f, 0.019172885f, 0.03143909f, 0.049259685f, 0.03858052f, -0.015585908f, 0.029247917f, -0.02457623f, 0.11683572f, -0.0044132085f, 0.041524924f, -0.03598881f, -0.045612946f, 0.0038027891f, -0.022353545f, 0.06938062f, -0.014961739f, 0.026433485f, -0.00024594745f, 0.0053168167f, 0.1546113f, 0.016600648f, 0.039190706f, 0.06326794f, -0.004166232f, 0.040521003f, -0.027509838f, 0.0037864207f, 0.051507026f, 0.028906044f, -0.0022420757f, 0.046187203f, -0.05506856f, -0.031063884f, -0.0469838f, 0.11044763f, 0.20702499f, -0.2113886f, -0.096170776f, 0.085703395f, 0.21113695f, 0.102551356f, 0.28846392f, -0.12331023f, -0.061746158f, 0.3083443f, 0.07464545f, -0.193151f, 0.048567496f, -0.13130264f, 0.01979149f, 0.11702339f, 0.09860656f, -0.2510385f, 0.08961914f, 0.1319655f, -0.067511104f, -0.30880278f, -0.0006875427f, 0.1113287f, -0.06215349f, 0.1270221f, -0.027299847f, 0.14426513f, 0.19622266f, -0.07296046f, -0.10248345f, 0.11654182f, -0.0154613145f, 0.29654697f, 0.0997517f, 0.10107395f, 0.0041639833f, 0.08917519f, 0.08924238f, 0.057996754f, -0.12841101f, -0.18146436f, -0.023447644f, -0.025737312f, -0.29071996f, 0.0066978345f, -0.064203136f, -0.3840171f, -0.007502475f, 0.029399177f, 0.032289438f, -0.15038309f, 0.014979165f, 0.358296f, 0.16991295f, -0.13054658f, -0.034108665f, 0.01790459f, 0.039269477f, 0.1253507f, -0.025839275f, 0.04317406f, 7.551146e-06f, 0.19259813f, -0.06869167f, 0.12947974f, -0.1382442f, -0.0047115567f, -0.19468811f, 0.04269243f, -0.3632538f, 0.042872574f, -0.020989003f, 0.016973425f, 0.048277598f, 0.34447518f, -0.089497246f, -0.33682463f, -0.120343216f, -0.002785384f, 0.020981736f, 0.06643351f, -0.14016995f, -0.2697024f, 0.114798784f, 0.013399554f, -0.030301692f, -0.34255654f, 0.10408047f, -0.014987433f, -0.0030802118f, 0.053038154f, -0.09140829f, -0.33097264f, 0.06208106f, -0.32227087f, 0.018715536f, 0.012967935f, 0.23843288f, -0.16918035f, 0.01863723f, 0.00942916f, 7.2297255e-05f, -0.06040277f, 0.20578595f, -0.36595377f, 0.070954055f, -0.020700682f, 0.09899105f, -0.22177094f, 0.03056471f, 0.27109343f, -0.0276702f, -0.0062471586f, 0.0216578f, -0.0058842446f, 0.10067624f, -0.09857392f, -0.0027095827f, -0.031040903f, -0.014619084f, 0.036835164f, 0.21917896f, 0.19310933f, 0.040626653f, -0.03661925f, -0.14730819f, -0.29461712f, -0.11299368f, -0.021707926f, -0.13624847f, 0.1193234f, 0.13272719f, -0.19555363f, -0.322485f, 0.20407158f, 0.14061993f, 0.03216255f, 0.21839109f, -0.001701844f, -0.13041973f, -0.06593576f, -0.00016263868f, -0.11753916f, -0.0786588f, 0.0433062f, -0.23224759f, -0.08469786f, -0.092021294f, -0.082182996f, -0.07388285f, -0.42044523f, 0.12065008f, 0.13746144f, 0.075961255f, -0.13061902f, -0.21467459f, -0.13832799f, -0.11351124f, 0.15135387f, -0.025657661f, -0.051936425f, -0.03476408f, -0.04345222f, -0.070544444f, -0.02065376f, -0.03090081f, -0.04706874f, -0.040811084f, 0.03338626f, -0.003194499f, -0.11275332f, 0.038852464f, 0.036767185f, -0.01927876f, 0.033713493f, 0.046782624f, 0.0046085757f, -0.050287947f, -0.052419752f, 0.01959868f, 0.024935452f, 4.496794e-05f, -0.12961124f, 0.08431828f, -0.04482161f, -0.0027457383f, 0.06149204f, -0.03669396f, 0.017836306f, -0.007894654f, 0.02625031f, 0.05153238f, 0.029395605f, -0.0055739945f, -0.0698875f, -0.014871038f, 0.028591858f, 0.048353884f, 0.13018867f, -0.19520846f
 };
 /* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
- * whose pickup is the interpolated shape at the contact). */
+ * whose pickup is the shape where each force entered, applied with the force). */
 static const float bell_pickup[1] = {
 0.0f
 };
@@ -167,6 +172,15 @@ typedef struct {
   int strike_pending;
   float strike_velocity;
   int loaded_a, loaded_b, loaded_c; /* the points whose gains are loaded; loaded_a -1: none */
+  /* Where the strikes' force enters: the place latched at the last strike (points and weights);
+   * strike_stale: its gains are to be recomputed (a new strike, or modes switched on or off). */
+  int strike_a, strike_b, strike_c, strike_stale;
+  float strike_wb, strike_wc;
+  /* The place the continuous contacts are heard at (on, triangle, point: only the triangle counts
+   * while on, only the point while off) and their level: a jump of the place fades their force
+   * out at the old place and in at the new one, 5 ms each way (place_step per sample). */
+  int heard_on, heard_triangle;
+  float heard_point, place_level, place_step;
   /* Moving contact: on, triangle, smoothed barycentric weights. */
   int contact_on, contact_triangle;
   float contact_u_target, contact_u, contact_v_target, contact_v;
@@ -211,10 +225,12 @@ typedef struct {
   BELL_ALIGN float shape_a[BELL_PADDED_MODES]; /* shape at point A, times on */
   BELL_ALIGN float shape_b[BELL_PADDED_MODES];
   BELL_ALIGN float shape_c[BELL_PADDED_MODES];
-  BELL_ALIGN float pickup[BELL_OUTPUTS][BELL_PADDED_MODES];
-  BELL_ALIGN float gain_a[BELL_OUTPUTS][BELL_PADDED_MODES]; /* at point A alone */
-  BELL_ALIGN float force[BELL_BLOCK];     /* momentum of each sample (N s) */
-  BELL_ALIGN float weight[BELL_BLOCK];    /* of point B */
+  BELL_ALIGN float pickup[BELL_OUTPUTS][BELL_PADDED_MODES]; /* output gain, times on */
+  BELL_ALIGN float strike_gain[BELL_PADDED_MODES];  /* input gain of the strikes' force */
+  BELL_ALIGN float contact_gain[BELL_PADDED_MODES]; /* of the continuous force at point A alone */
+  BELL_ALIGN float strike_momentum[BELL_BLOCK];     /* of the strikes, each sample (N s) */
+  BELL_ALIGN float continuous_momentum[BELL_BLOCK]; /* of the continuous contacts (N s) */
+  BELL_ALIGN float weight[BELL_BLOCK];    /* of point B (the continuous contacts' place) */
   BELL_ALIGN float weight_c[BELL_BLOCK];  /* of point C */
   BELL_ALIGN float out_gain[BELL_BLOCK];
   int point_a[BELL_BLOCK], point_b[BELL_BLOCK], point_c[BELL_BLOCK]; /* kept apart: no packed key to overflow */
@@ -266,7 +282,14 @@ BELL_INLINE void bell_compute_coefficients(bell_state* s) {
     s->micro_on[n] = inc < 0.5f ? 1.0f : 0.0f;
     s->micro_inc[n] = inc < 0.5f ? inc : 0.5f;
   }
+  {
+    int l;
+    for (l = 0; l < BELL_OUTPUTS; ++l)
+      for (n = 0; n < BELL_PADDED_MODES; ++n)
+        s->pickup[l][n] = n < BELL_MODES ? s->on[n] * (BELL_CONTACT_MIC ? 1.0f : bell_pickup[(long)l * BELL_MODES + n]) : 0.0f;
+  }
   s->loaded_a = -1;
+  s->strike_stale = 1;  /* the input gains carry on */
 }
 
 /* Clears every resonator, the contact models and the smoothers: silence. */
@@ -278,6 +301,12 @@ BELL_INLINE void bell_reset(bell_state* s) {
   s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
   s->first_sample = 1;
+  s->strike_a = s->strike_b = s->strike_c = 0;
+  s->strike_wb = s->strike_wc = 0.0f;
+  s->strike_stale = 1;
+  s->heard_on = s->heard_triangle = 0;
+  s->heard_point = 0.0f;
+  s->place_level = 1.0f;
   s->contact_force = s->friction = 0.0f;
   for (n = 0; n < 6; ++n) s->fade[n] = 0.0f;
   s->fading = 0;
@@ -347,6 +376,7 @@ BELL_INLINE void bell_prepare(bell_state* s, float sample_rate_hz) {
   s->friction_target = 0.3f;
   s->input_gain_target = 100.0f;
   s->fade_step = 1.0f / (0.01f * sample_rate_hz);
+  s->place_step = 1.0f / (0.005f * sample_rate_hz);
   s->two_pi_over_sr = 6.28318530717958647692f / sample_rate_hz;
   s->quarter_pi_over_sr = 0.785398163397448309616f / sample_rate_hz;
   s->noise_scale_sr = 4.656613e-10f * sample_rate_hz;
@@ -475,15 +505,18 @@ BELL_INLINE float bell_one_pole(float* y1, float b, float x) {
 }
 
 /* The force (N) of the contact models for one sample, as the Faust program's instrument computes
- * it: each model fades in over 10 ms when selected and out when not (a switch crossfades), and
+ * it, in two parts: the strikes' (impact, hammer, micro-collisions) in *strike, the continuous
+ * contacts' (scrape, roll, live input) returned; they enter the modes at different places (a
+ * strike's is latched at the strike). Each model fades in over 10 ms when selected and out when
+ * not (a switch crossfades), and
  * runs only while its fade is above 0; a model off has its state at rest (0), so here it costs
  * nothing, and it starts again from rest when selected. trig: a strike starts on this sample;
  * in: the live input sample (read by the input model only). The papers and equations are cited
  * at the Faust m2dExcite environment. Size, speed and roughness act at control rate: their
  * coefficients are computed when they change, never per sample. */
-BELL_INLINE float bell_contact_force(bell_state* s, int trig, float in) {
+BELL_INLINE float bell_contact_forces(bell_state* s, int trig, float in, float* strike) {
   const float sr = s->sample_rate_hz, p = s->smooth_pole;
-  float raw, impact = 0.0f, force = 0.0f, b, e, env;
+  float raw, impact = 0.0f, force = 0.0f, continuous = 0.0f, b, e, env;
   float* fade = s->fade;
   int k, ramp, since_burst, profile_on;
   s->noise = s->noise * 1103515245u + 12345u;
@@ -622,11 +655,11 @@ BELL_INLINE float bell_contact_force(bell_state* s, int trig, float in) {
     s->reson_x2 = s->reson_x1; s->reson_x1 = x;
     s->reson_y2 = s->reson_y1; s->reson_y1 = y;
     /* 89.44 N per N of friction force: the level calibration of the Faust profileLevel. */
-    force += 89.44f * fade[BELL_EXCITE_SCRAPE] * y * s->friction * s->contact_force;
+    continuous += 89.44f * fade[BELL_EXCITE_SCRAPE] * y * s->friction * s->contact_force;
     if (fade[BELL_EXCITE_ROLL] > 0.0f) {
       s->roll_lp[0] = b * s->roll_lp[0] + 89.44f * e * y * s->contact_force;
       s->roll_lp[1] = b * s->roll_lp[1] + e * s->roll_lp[0];
-      force += fade[BELL_EXCITE_ROLL] * s->roll_lp[1];
+      continuous += fade[BELL_EXCITE_ROLL] * s->roll_lp[1];
     } else {
       s->roll_lp[0] = s->roll_lp[1] = 0.0f;
     }
@@ -641,8 +674,16 @@ BELL_INLINE float bell_contact_force(bell_state* s, int trig, float in) {
     s->roll_lp[0] = s->roll_lp[1] = 0.0f;
     s->rest |= (s->rest & 4) ? 8 : 4;
   }
-  if (fade[BELL_EXCITE_INPUT] > 0.0f) force += s->input_gain_target * in * fade[BELL_EXCITE_INPUT];  /* not smoothed, as in Faust */
-  return force;
+  if (fade[BELL_EXCITE_INPUT] > 0.0f) continuous += s->input_gain_target * in * fade[BELL_EXCITE_INPUT];  /* not smoothed, as in Faust */
+  *strike = force;
+  return continuous;
+}
+
+/* The whole force (N) of the contact models for one sample (both parts). */
+BELL_INLINE float bell_contact_force(bell_state* s, int trig, float in) {
+  float strike;
+  const float continuous = bell_contact_forces(s, trig, in, &strike);
+  return strike + continuous;
 }
 
 /* Strikes with the held parameters at the next processed sample; velocity is the momentum (N s). */
@@ -661,82 +702,165 @@ BELL_INLINE void bell_strike_at(bell_state* s, float position, float velocity) {
   bell_strike(s, velocity);
 }
 
+/* The contact gains of the points a, b, c (the continuous contacts' place). */
 BELL_INLINE void bell_load_points(bell_state* s, int point_a, int point_b, int point_c) {
   const float* ea = bell_excite + (long)point_a * BELL_MODES;
   const float* eb = bell_excite + (long)point_b * BELL_MODES;
   const float* ec = bell_excite + (long)point_c * BELL_MODES;
-  int l, n;
+  int n;
   for (n = 0; n < BELL_PADDED_MODES; ++n) {
     s->shape_a[n] = n < BELL_MODES ? s->on[n] * ea[n] : 0.0f;
     s->shape_b[n] = n < BELL_MODES ? s->on[n] * eb[n] : 0.0f;
     s->shape_c[n] = n < BELL_MODES ? s->on[n] * ec[n] : 0.0f;
+    s->contact_gain[n] = s->shape_a[n] * (BELL_CONTACT_MIC ? s->shape_a[n] : 1.0f);
   }
-  for (l = 0; l < BELL_OUTPUTS; ++l)
-    for (n = 0; n < BELL_PADDED_MODES; ++n) {
-      s->pickup[l][n] = BELL_CONTACT_MIC ? 0.0f : (n < BELL_MODES ? bell_pickup[(long)l * BELL_MODES + n] : 0.0f);
-      s->gain_a[l][n] = s->shape_a[n] * (BELL_CONTACT_MIC ? s->shape_a[n] : s->pickup[l][n]);
-    }
   s->loaded_a = point_a;
   s->loaded_b = point_b;
   s->loaded_c = point_c;
 }
 
-/* The resonator bank over samples [m0, m1) of the block, accumulated per lane. moving: the
- * weights of points B and C are not all 0, so the shape is interpolated per sample (and, for
- * the contact microphone, squared: excitation and pickup at the same point). */
-BELL_INLINE void bell_run_modes(bell_state* s, int m0, int m1, int moving) {
-  int base, m, j, l;
-  for (base = 0; base < BELL_PADDED_MODES; base += BELL_LANES) {
-    float re[BELL_LANES], im[BELL_LANES], ca[BELL_LANES], sb[BELL_LANES], kv[BELL_LANES];
-    for (j = 0; j < BELL_LANES; ++j) {
-      re[j] = s->re[base + j]; im[j] = s->im[base + j];
-      ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
-    }
-    for (m = m0; m < m1; ++m) {
-      const float x = s->force[m];
-      float v[BELL_LANES];
+/* The input gains of the strikes' force: every mode's shape at the place latched at the strike
+ * (squared for the contact microphone, which picks each force up where it entered). */
+BELL_INLINE void bell_load_strike_gains(bell_state* s) {
+  const float* ea = bell_excite + (long)s->strike_a * BELL_MODES;
+  const float* eb = bell_excite + (long)s->strike_b * BELL_MODES;
+  const float* ec = bell_excite + (long)s->strike_c * BELL_MODES;
+  const float wb = s->strike_wb, wc = s->strike_wc;
+  int n;
+  for (n = 0; n < BELL_PADDED_MODES; ++n) {
+    const float g = n < BELL_MODES ? s->on[n] * (ea[n] + wb * (eb[n] - ea[n]) + wc * (ec[n] - ea[n])) : 0.0f;
+    s->strike_gain[n] = g * (BELL_CONTACT_MIC ? g : 1.0f);
+  }
+  s->strike_stale = 0;
+}
+
+/* The modes of lanes [base, base + LANES) over samples [m0, m1), accumulated per lane: each
+ * (re, im) rotates by theta and shrinks by R, the momenta of the strikes and of the continuous
+ * contacts enter re scaled by their gains, and the velocity re - kv im times each output's pickup
+ * is added up. inputs (1: a strike force in the run, 2: a continuous one, 3: both, 0: neither) is
+ * a constant at every call, so each inlined copy computes only the inputs it has. moving: the
+ * weights of points B and C are not all 0, so the continuous contacts' gains are interpolated per
+ * sample (and, for the contact microphone, squared). The gains are copied to the stack: there the
+ * compiler keeps them in registers, where it would reload them from the state after every store
+ * to the accumulators. */
+BELL_INLINE void bell_run_group(bell_state* s, int base, int m0, int m1, int moving, const int inputs) {
+  float re[BELL_LANES], im[BELL_LANES], ca[BELL_LANES], sb[BELL_LANES], kv[BELL_LANES];
+  float gs[BELL_LANES], gc[BELL_LANES], pk[BELL_OUTPUTS][BELL_LANES];
+  const float* BELL_RESTRICT ea = s->shape_a + base;
+  const float* BELL_RESTRICT eb = s->shape_b + base;
+  const float* BELL_RESTRICT ec = s->shape_c + base;
+  int m, j, l;
+  for (j = 0; j < BELL_LANES; ++j) {
+    re[j] = s->re[base + j]; im[j] = s->im[base + j];
+    ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
+    gs[j] = s->strike_gain[base + j]; gc[j] = s->contact_gain[base + j];
+  }
+  for (l = 0; l < BELL_OUTPUTS; ++l)
+    for (j = 0; j < BELL_LANES; ++j) pk[l][j] = s->pickup[l][base + j];
+  for (m = m0; m < m1; ++m) {
+    const float xs = s->strike_momentum[m], xc = s->continuous_momentum[m];
+    float v[BELL_LANES];
+    if ((inputs & 2) && moving) {
+      const float wb = s->weight[m], wc = s->weight_c[m];
       for (j = 0; j < BELL_LANES; ++j) {
-        const float next_re = ca[j] * re[j] - sb[j] * im[j] + x;
-        const float next_im = sb[j] * re[j] + ca[j] * im[j];
-        re[j] = next_re;
-        im[j] = next_im;
-        v[j] = next_re - kv[j] * next_im;
-      }
-      if (!moving) {
-        for (l = 0; l < BELL_OUTPUTS; ++l) {
-          const float* BELL_RESTRICT g = s->gain_a[l] + base;
-          float* BELL_RESTRICT acc = s->acc[l][m];
-          if (base == 0) {  /* the first group writes the accumulators, the others add */
-            for (j = 0; j < BELL_LANES; ++j) acc[j] = v[j] * g[j];
-          } else {
-            for (j = 0; j < BELL_LANES; ++j) acc[j] += v[j] * g[j];
-          }
-        }
-      } else {
-        const float wb = s->weight[m], wc = s->weight_c[m];
-        const float* BELL_RESTRICT ea = s->shape_a + base;
-        const float* BELL_RESTRICT eb = s->shape_b + base;
-        const float* BELL_RESTRICT ec = s->shape_c + base;
-        float shape[BELL_LANES];
-        for (j = 0; j < BELL_LANES; ++j) shape[j] = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
-        for (l = 0; l < BELL_OUTPUTS; ++l) {
-          const float* BELL_RESTRICT pk = BELL_CONTACT_MIC ? shape : s->pickup[l] + base;
-          float* BELL_RESTRICT acc = s->acc[l][m];
-          if (base == 0) {
-            for (j = 0; j < BELL_LANES; ++j) acc[j] = v[j] * (shape[j] * pk[j]);
-          } else {
-            for (j = 0; j < BELL_LANES; ++j) acc[j] += v[j] * (shape[j] * pk[j]);
-          }
-        }
+        const float g = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
+        gc[j] = g * (BELL_CONTACT_MIC ? g : 1.0f);
       }
     }
-    /* Below 1e-20 (400 dB under a unit strike) a mode's state is 0: a decaying mode never runs
-     * on subnormal numbers, whose arithmetic is many times slower on most FPUs, whatever the
-     * host's floating-point mode. */
     for (j = 0; j < BELL_LANES; ++j) {
-      s->re[base + j] = fabsf(re[j]) < 1e-20f ? 0.0f : re[j];
-      s->im[base + j] = fabsf(im[j]) < 1e-20f ? 0.0f : im[j];
+      /* The input first, then im, then re: the chain from one sample's state to the next is
+       * one multiply-add deep per term (added last, the input lengthened it by a step). */
+      const float in = inputs == 3 ? xs * gs[j] + xc * gc[j] : (inputs == 1 ? xs * gs[j] : xc * gc[j]);
+      const float next_re = inputs ? ca[j] * re[j] + (in - sb[j] * im[j]) : ca[j] * re[j] - sb[j] * im[j];
+      const float next_im = sb[j] * re[j] + ca[j] * im[j];
+      re[j] = next_re;
+      im[j] = next_im;
+      v[j] = next_re - kv[j] * next_im;
     }
+    for (l = 0; l < BELL_OUTPUTS; ++l) {
+      float* BELL_RESTRICT acc = s->acc[l][m];
+      if (base == 0) {  /* the first group writes the accumulators, the others add */
+        for (j = 0; j < BELL_LANES; ++j) acc[j] = v[j] * pk[l][j];
+      } else {
+        for (j = 0; j < BELL_LANES; ++j) acc[j] += v[j] * pk[l][j];
+      }
+    }
+  }
+  /* Below 1e-20 (400 dB under a unit strike) a mode's state is 0: a decaying mode never runs on
+   * subnormal numbers, whose arithmetic is many times slower on most FPUs, whatever the host's
+   * floating-point mode. */
+  for (j = 0; j < BELL_LANES; ++j) {
+    s->re[base + j] = fabsf(re[j]) < 1e-20f ? 0.0f : re[j];
+    s->im[base + j] = fabsf(im[j]) < 1e-20f ? 0.0f : im[j];
+  }
+}
+
+/* The resonator bank over samples [m0, m1) of the block (see run_group). */
+BELL_INLINE void bell_run_modes(bell_state* s, int m0, int m1, int moving, int inputs) {
+  int base;
+  for (base = 0; base < BELL_PADDED_MODES; base += BELL_LANES) {
+    switch (inputs) {
+      case 0: bell_run_group(s, base, m0, m1, moving, 0); break;
+      case 1: bell_run_group(s, base, m0, m1, moving, 1); break;
+      case 2: bell_run_group(s, base, m0, m1, moving, 2); break;
+      default: bell_run_group(s, base, m0, m1, moving, 3); break;
+    }
+  }
+}
+
+/* Where a contact is, from the switch on (a moving contact), triangle, point, glide and (u, v):
+ * points a, b, c and the weights of b and c. */
+BELL_INLINE void bell_place(int on, int triangle, float point, float glide, float u, float v, int* a, int* b,
+                                    int* c, float* wb, float* wc) {
+  if (on) {
+    /* Barycentric position over the triangle: (1 - u - v, u, v). */
+    const int* t = bell_triangle[triangle];
+    const float sum = u + v;
+    const float scale = sum > 1.0f ? sum : 1.0f;
+    *a = t[0];
+    *b = t[1];
+    *c = t[2];
+    *wb = u / scale;
+    *wc = v / scale;
+  } else {
+    int point_a, point_b;
+    float position = point + glide;
+    if (position > (float)(BELL_POINTS - 1)) position = (float)(BELL_POINTS - 1);
+    if (position < 0.0f) position = 0.0f;
+    point_a = (int)position;
+    if (point_a > BELL_POINTS - 2) point_a = BELL_POINTS - 2 > 0 ? BELL_POINTS - 2 : 0;
+    point_b = point_a + 1 < BELL_POINTS ? point_a + 1 : BELL_POINTS - 1;
+    *a = point_a;
+    *b = point_b;
+    *c = point_b;
+    *wb = position - (float)point_a;
+    *wc = 0.0f;
+  }
+}
+
+/* The place the continuous contacts are heard at follows the one set (the switch, the triangle
+ * while on, the point while off) through their level: while the two differ the level falls by
+ * place_step per sample; at 0 the heard place jumps, and the level rises again (Faust:
+ * m2dExcite.placeSwitch). Their force, scaled by the level, never has its gains stepped. */
+BELL_INLINE int bell_place_settled(const bell_state* s) {
+  return s->place_level == 1.0f && s->heard_on == s->contact_on &&
+         s->heard_triangle == (s->contact_on ? s->contact_triangle : 0) && s->heard_point == (s->contact_on ? 0.0f : s->point);
+}
+BELL_INLINE void bell_switch_place(bell_state* s, int first) {
+  const int on = s->contact_on, triangle = on ? s->contact_triangle : 0;
+  const float point = on ? 0.0f : s->point;
+  const int same = s->heard_on == on && s->heard_triangle == triangle && s->heard_point == point;
+  float level;
+  if (!first && same && s->place_level == 1.0f) return;
+  level = s->place_level + (same ? s->place_step : -s->place_step);
+  level = level < 1.0f ? level : 1.0f;
+  level = 0.0f < level ? level : 0.0f;
+  s->place_level = first ? 1.0f : level;
+  if (first || !(level > 0.0f)) {
+    s->position_changed |= !same;
+    s->heard_on = on;
+    s->heard_triangle = triangle;
+    s->heard_point = point;
   }
 }
 
@@ -753,7 +877,7 @@ BELL_INLINE void bell_process(bell_state* s, const float* in, float* const* outs
     int count = n - done < BELL_BLOCK ? n - done : BELL_BLOCK;
     int m, l, j, start, still = 1; /* still: the contact stays where it was over the whole block */
     if (!s->strike_pending && !s->first_sample && !s->first_fade && !s->fading && (s->rest & 15) == 15 &&
-        (s->settled & 255) == 255 && !s->position_changed &&
+        (s->settled & 255) == 255 && !s->position_changed && bell_place_settled(s) &&
         (s->excitation == BELL_EXCITE_INPUT ||
          (s->excitation == BELL_EXCITE_IMPACT && s->cache_hardness == s->hardness &&
           s->inv_sample_rate * ((float)s->since / s->cache_contact) >= 1.0f))) {
@@ -769,7 +893,8 @@ BELL_INLINE void bell_process(bell_state* s, const float* in, float* const* outs
       s->since = s->since < 16777216 - count ? s->since + count : 16777216;
       s->burst_count = s->burst_count > count ? s->burst_count - count : 0;
       for (m = 0; m < count; ++m) {
-        s->force[m] = input_gain * (in ? in[m] : 0.0f) * scale;
+        s->strike_momentum[m] = 0.0f;
+        s->continuous_momentum[m] = input_gain * (in ? in[m] : 0.0f) * scale;
         s->out_gain[m] = out_gain;
       }
       s->point_a[0] = s->at_a;
@@ -780,7 +905,9 @@ BELL_INLINE void bell_process(bell_state* s, const float* in, float* const* outs
     } else
     /* Per-sample controls, in the order the Faust program computes them. */
     for (m = 0; m < count; ++m) {
+      const int first = s->first_sample;
       int trig = 0;
+      float strike = 0.0f, continuous;
       if (s->first_sample) {
         s->first_sample = 0;
         bell_apply(s);
@@ -797,42 +924,31 @@ BELL_INLINE void bell_process(bell_state* s, const float* in, float* const* outs
         s->noise = s->noise * 1103515245u + 12345u;
         s->since = s->since + 1 < 16777216 ? s->since + 1 : 16777216;
         s->burst_count = s->burst_count - 1 > 0 ? s->burst_count - 1 : 0;
-        s->force[m] = s->input_gain_target * (in ? in[m] : 0.0f) * s->inv_sample_rate;
+        continuous = s->input_gain_target * (in ? in[m] : 0.0f);
       } else {
-        s->force[m] = bell_contact_force(s, trig, in ? in[m] : 0.0f) * s->inv_sample_rate;
+        continuous = bell_contact_forces(s, trig, in ? in[m] : 0.0f, &strike);
       }
       bell_smooth(&s->glide, s->glide_target, s->smooth_pole, 1, &s->settled);
       bell_smooth(&s->gain, s->gain_target, s->smooth_pole, 2, &s->settled);
       bell_smooth(&s->contact_u, s->contact_u_target, s->smooth_pole, 4, &s->settled);
       bell_smooth(&s->contact_v, s->contact_v_target, s->smooth_pole, 8, &s->settled);
+      bell_switch_place(s, first);
       if ((s->settled & 13) != 13 || s->position_changed) {
         s->position_changed = 0;
         still = 0;
-        if (s->contact_on) {
-          /* Barycentric position over the triangle: (1 - u - v, u, v). */
-          const int* t = bell_triangle[s->contact_triangle];
-          const float sum = s->contact_u + s->contact_v;
-          const float scale = sum > 1.0f ? sum : 1.0f;
-          s->at_a = t[0];
-          s->at_b = t[1];
-          s->at_c = t[2];
-          s->at_wb = s->contact_u / scale;
-          s->at_wc = s->contact_v / scale;
-        } else {
-          int point_a, point_b;
-          float position = s->point + s->glide;
-          if (position > (float)(BELL_POINTS - 1)) position = (float)(BELL_POINTS - 1);
-          if (position < 0.0f) position = 0.0f;
-          point_a = (int)position;
-          if (point_a > BELL_POINTS - 2) point_a = BELL_POINTS - 2 > 0 ? BELL_POINTS - 2 : 0;
-          point_b = point_a + 1 < BELL_POINTS ? point_a + 1 : BELL_POINTS - 1;
-          s->at_a = point_a;
-          s->at_b = point_b;
-          s->at_c = point_b;
-          s->at_wb = position - (float)point_a;
-          s->at_wc = 0.0f;
-        }
+        bell_place(s->heard_on, s->heard_triangle, s->heard_point, s->glide, s->contact_u, s->contact_v, &s->at_a,
+                       &s->at_b, &s->at_c, &s->at_wb, &s->at_wc);
       }
+      if (trig || first) {
+        /* A strike's force enters where the contact is set at its onset (the glide and (u, v) as
+         * set, not yet smoothed), and stays there: the place is latched (as Faust holds it at the
+         * gate's rising edge), the gains follow before the run. */
+        bell_place(s->contact_on, s->contact_triangle, s->point, s->glide_target, s->contact_u_target,
+                       s->contact_v_target, &s->strike_a, &s->strike_b, &s->strike_c, &s->strike_wb, &s->strike_wc);
+        s->strike_stale = 1;
+      }
+      s->strike_momentum[m] = strike * s->inv_sample_rate;
+      s->continuous_momentum[m] = continuous * s->place_level * s->inv_sample_rate;
       s->point_a[m] = s->at_a;
       s->point_b[m] = s->at_b;
       s->point_c[m] = s->at_c;
@@ -840,19 +956,23 @@ BELL_INLINE void bell_process(bell_state* s, const float* in, float* const* outs
       s->weight_c[m] = s->at_wc;
       s->out_gain[m] = s->gain * s->level;
     }
+    /* A strike latches its gains at its first sample, which is the block's first (a strike waits
+     * for the next process call). */
+    if (s->strike_stale) bell_load_strike_gains(s);
     /* Runs of samples with the same points; the per-sample interpolation only where a weight is
-     * not 0. */
+     * not 0, the forces only where they are not 0. */
     start = 0;
     while (start < count) {
-      int end = still ? count : start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f;
+      int end = still ? count : start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f, inputs = 0;
       while (end < count && s->point_a[end] == s->point_a[start] && s->point_b[end] == s->point_b[start] &&
              s->point_c[end] == s->point_c[start]) {
         moving |= s->weight[end] != 0.0f || s->weight_c[end] != 0.0f;
         ++end;
       }
+      for (m = start; m < end; ++m) inputs |= (s->strike_momentum[m] != 0.0f) | (s->continuous_momentum[m] != 0.0f) << 1;
       if (s->loaded_a != s->point_a[start] || s->loaded_b != s->point_b[start] || s->loaded_c != s->point_c[start])
         bell_load_points(s, s->point_a[start], s->point_b[start], s->point_c[start]);
-      bell_run_modes(s, start, end, moving);
+      bell_run_modes(s, start, end, moving, inputs);
       for (m = start; m < end; ++m) {
         for (l = 0; l < BELL_OUTPUTS; ++l) {
           /* The lanes summed as a tree (halves added elementwise): the compiler vectorises it,

@@ -30,7 +30,10 @@
  * R sin(theta) keep the pitch of low modes exact in single precision (the direct form's
  * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
  * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
- * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
+ * sounds the same at any rate. The force enters mode n scaled by the mode's shape where it acts
+ * (a strike's: where the contact was at the strike, latched; a continuous contact's: where the
+ * contact is now), and the output is every mode's velocity times its fixed pickup gain, so moving
+ * the position never re-weights modes that are already ringing. Output the surface velocity at the struck point along the strike direction (contact microphone).
  * Levels: every gain carries the normalisation 0.005204254121049769 (1 / the largest sum of |gains|
  * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
  * by the gain (default 0.5) and the level CANTILEVER_LEVEL, chosen so a default strike
@@ -76,7 +79,9 @@
 #define CANTILEVER_OUTPUTS 1
 #define CANTILEVER_FUNDAMENTAL_HZ 154.93079
 #define CANTILEVER_TRIANGLES 0
-/* 1: one output, the contact microphone (the pickup is the excitation point itself). */
+/* 1: one output, the contact microphone (the pickup is the excitation point itself: each force is
+ * picked up where it entered, so the shape is applied twice at the input and the output gain is
+ * 1; a microphone that followed the contact would re-weight ringing modes whenever it moved). */
 #define CANTILEVER_CONTACT_MIC 1
 /* The default output level, and the level that makes the output the surface velocity in m/s. */
 #define CANTILEVER_LEVEL 2.4620214f
@@ -145,7 +150,7 @@ static const float cantilever_excite[CANTILEVER_POINTS * CANTILEVER_MODES] = {
 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, -8.021872e-07f, -0.028352354f, -1.68043e-06f, -0.09444129f, 1.1208215e-05f, -1.6829152e-05f, 0.5896378f, -0.14357767f, -0.00013165762f, -5.797101e-05f, -0.28261515f, 1.5547471e-07f, 0.5909159f, -2.422938e-05f, 1.3450182e-05f, -0.014451073f, -0.004149504f, 0.00023002524f, -0.5708458f, -0.00010370156f, -1.4784988e-05f, -0.5471429f, -9.71508e-06f, 0.10570955f, 1.8523182e-06f, 9.581831e-06f, -0.004749306f, 0.45224008f, 0.00021234095f, -9.900401e-05f, 0.08084508f, 0.0003039986f, -0.3479167f, 0.00036982514f, 0.17024773f, 0.60070086f, -0.005406371f, -0.0037016496f, -0.55573857f, 0.4167778f, 1.2557685e-05f, 0.43745658f, -4.520292e-08f, -0.37955734f, 1.591116e-05f, -3.7894737e-05f, -0.005746605f, -0.49282184f, -0.00023693369f, 0.00011977536f, 1.6813947e-05f, 0.65957856f, 1.4164488e-05f, 0.23972748f, -1.782481e-05f, -6.509942e-07f, -0.0026667893f, -0.07997603f, -5.894139e-05f, -9.254824e-06f, -6.5605764e-06f, -0.17180127f, 1.346714e-05f, 0.5422297f, 5.9820486e-06f, 1.925528e-05f, -0.009355743f, -0.48405242f, -0.00021741673f, -8.26478e-05f
 };
 /* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
- * whose pickup is the interpolated shape at the contact). */
+ * whose pickup is the shape where each force entered, applied with the force). */
 static const float cantilever_pickup[1] = {
 0.0f
 };
@@ -167,6 +172,15 @@ typedef struct {
   int strike_pending;
   float strike_velocity;
   int loaded_a, loaded_b, loaded_c; /* the points whose gains are loaded; loaded_a -1: none */
+  /* Where the strikes' force enters: the place latched at the last strike (points and weights);
+   * strike_stale: its gains are to be recomputed (a new strike, or modes switched on or off). */
+  int strike_a, strike_b, strike_c, strike_stale;
+  float strike_wb, strike_wc;
+  /* The place the continuous contacts are heard at (on, triangle, point: only the triangle counts
+   * while on, only the point while off) and their level: a jump of the place fades their force
+   * out at the old place and in at the new one, 5 ms each way (place_step per sample). */
+  int heard_on, heard_triangle;
+  float heard_point, place_level, place_step;
   /* Moving contact: on, triangle, smoothed barycentric weights. */
   int contact_on, contact_triangle;
   float contact_u_target, contact_u, contact_v_target, contact_v;
@@ -211,10 +225,12 @@ typedef struct {
   CANTILEVER_ALIGN float shape_a[CANTILEVER_PADDED_MODES]; /* shape at point A, times on */
   CANTILEVER_ALIGN float shape_b[CANTILEVER_PADDED_MODES];
   CANTILEVER_ALIGN float shape_c[CANTILEVER_PADDED_MODES];
-  CANTILEVER_ALIGN float pickup[CANTILEVER_OUTPUTS][CANTILEVER_PADDED_MODES];
-  CANTILEVER_ALIGN float gain_a[CANTILEVER_OUTPUTS][CANTILEVER_PADDED_MODES]; /* at point A alone */
-  CANTILEVER_ALIGN float force[CANTILEVER_BLOCK];     /* momentum of each sample (N s) */
-  CANTILEVER_ALIGN float weight[CANTILEVER_BLOCK];    /* of point B */
+  CANTILEVER_ALIGN float pickup[CANTILEVER_OUTPUTS][CANTILEVER_PADDED_MODES]; /* output gain, times on */
+  CANTILEVER_ALIGN float strike_gain[CANTILEVER_PADDED_MODES];  /* input gain of the strikes' force */
+  CANTILEVER_ALIGN float contact_gain[CANTILEVER_PADDED_MODES]; /* of the continuous force at point A alone */
+  CANTILEVER_ALIGN float strike_momentum[CANTILEVER_BLOCK];     /* of the strikes, each sample (N s) */
+  CANTILEVER_ALIGN float continuous_momentum[CANTILEVER_BLOCK]; /* of the continuous contacts (N s) */
+  CANTILEVER_ALIGN float weight[CANTILEVER_BLOCK];    /* of point B (the continuous contacts' place) */
   CANTILEVER_ALIGN float weight_c[CANTILEVER_BLOCK];  /* of point C */
   CANTILEVER_ALIGN float out_gain[CANTILEVER_BLOCK];
   int point_a[CANTILEVER_BLOCK], point_b[CANTILEVER_BLOCK], point_c[CANTILEVER_BLOCK]; /* kept apart: no packed key to overflow */
@@ -266,7 +282,14 @@ CANTILEVER_INLINE void cantilever_compute_coefficients(cantilever_state* s) {
     s->micro_on[n] = inc < 0.5f ? 1.0f : 0.0f;
     s->micro_inc[n] = inc < 0.5f ? inc : 0.5f;
   }
+  {
+    int l;
+    for (l = 0; l < CANTILEVER_OUTPUTS; ++l)
+      for (n = 0; n < CANTILEVER_PADDED_MODES; ++n)
+        s->pickup[l][n] = n < CANTILEVER_MODES ? s->on[n] * (CANTILEVER_CONTACT_MIC ? 1.0f : cantilever_pickup[(long)l * CANTILEVER_MODES + n]) : 0.0f;
+  }
   s->loaded_a = -1;
+  s->strike_stale = 1;  /* the input gains carry on */
 }
 
 /* Clears every resonator, the contact models and the smoothers: silence. */
@@ -278,6 +301,12 @@ CANTILEVER_INLINE void cantilever_reset(cantilever_state* s) {
   s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
   s->first_sample = 1;
+  s->strike_a = s->strike_b = s->strike_c = 0;
+  s->strike_wb = s->strike_wc = 0.0f;
+  s->strike_stale = 1;
+  s->heard_on = s->heard_triangle = 0;
+  s->heard_point = 0.0f;
+  s->place_level = 1.0f;
   s->contact_force = s->friction = 0.0f;
   for (n = 0; n < 6; ++n) s->fade[n] = 0.0f;
   s->fading = 0;
@@ -347,6 +376,7 @@ CANTILEVER_INLINE void cantilever_prepare(cantilever_state* s, float sample_rate
   s->friction_target = 0.3f;
   s->input_gain_target = 100.0f;
   s->fade_step = 1.0f / (0.01f * sample_rate_hz);
+  s->place_step = 1.0f / (0.005f * sample_rate_hz);
   s->two_pi_over_sr = 6.28318530717958647692f / sample_rate_hz;
   s->quarter_pi_over_sr = 0.785398163397448309616f / sample_rate_hz;
   s->noise_scale_sr = 4.656613e-10f * sample_rate_hz;
@@ -475,15 +505,18 @@ CANTILEVER_INLINE float cantilever_one_pole(float* y1, float b, float x) {
 }
 
 /* The force (N) of the contact models for one sample, as the Faust program's instrument computes
- * it: each model fades in over 10 ms when selected and out when not (a switch crossfades), and
+ * it, in two parts: the strikes' (impact, hammer, micro-collisions) in *strike, the continuous
+ * contacts' (scrape, roll, live input) returned; they enter the modes at different places (a
+ * strike's is latched at the strike). Each model fades in over 10 ms when selected and out when
+ * not (a switch crossfades), and
  * runs only while its fade is above 0; a model off has its state at rest (0), so here it costs
  * nothing, and it starts again from rest when selected. trig: a strike starts on this sample;
  * in: the live input sample (read by the input model only). The papers and equations are cited
  * at the Faust m2dExcite environment. Size, speed and roughness act at control rate: their
  * coefficients are computed when they change, never per sample. */
-CANTILEVER_INLINE float cantilever_contact_force(cantilever_state* s, int trig, float in) {
+CANTILEVER_INLINE float cantilever_contact_forces(cantilever_state* s, int trig, float in, float* strike) {
   const float sr = s->sample_rate_hz, p = s->smooth_pole;
-  float raw, impact = 0.0f, force = 0.0f, b, e, env;
+  float raw, impact = 0.0f, force = 0.0f, continuous = 0.0f, b, e, env;
   float* fade = s->fade;
   int k, ramp, since_burst, profile_on;
   s->noise = s->noise * 1103515245u + 12345u;
@@ -622,11 +655,11 @@ CANTILEVER_INLINE float cantilever_contact_force(cantilever_state* s, int trig, 
     s->reson_x2 = s->reson_x1; s->reson_x1 = x;
     s->reson_y2 = s->reson_y1; s->reson_y1 = y;
     /* 89.44 N per N of friction force: the level calibration of the Faust profileLevel. */
-    force += 89.44f * fade[CANTILEVER_EXCITE_SCRAPE] * y * s->friction * s->contact_force;
+    continuous += 89.44f * fade[CANTILEVER_EXCITE_SCRAPE] * y * s->friction * s->contact_force;
     if (fade[CANTILEVER_EXCITE_ROLL] > 0.0f) {
       s->roll_lp[0] = b * s->roll_lp[0] + 89.44f * e * y * s->contact_force;
       s->roll_lp[1] = b * s->roll_lp[1] + e * s->roll_lp[0];
-      force += fade[CANTILEVER_EXCITE_ROLL] * s->roll_lp[1];
+      continuous += fade[CANTILEVER_EXCITE_ROLL] * s->roll_lp[1];
     } else {
       s->roll_lp[0] = s->roll_lp[1] = 0.0f;
     }
@@ -641,8 +674,16 @@ CANTILEVER_INLINE float cantilever_contact_force(cantilever_state* s, int trig, 
     s->roll_lp[0] = s->roll_lp[1] = 0.0f;
     s->rest |= (s->rest & 4) ? 8 : 4;
   }
-  if (fade[CANTILEVER_EXCITE_INPUT] > 0.0f) force += s->input_gain_target * in * fade[CANTILEVER_EXCITE_INPUT];  /* not smoothed, as in Faust */
-  return force;
+  if (fade[CANTILEVER_EXCITE_INPUT] > 0.0f) continuous += s->input_gain_target * in * fade[CANTILEVER_EXCITE_INPUT];  /* not smoothed, as in Faust */
+  *strike = force;
+  return continuous;
+}
+
+/* The whole force (N) of the contact models for one sample (both parts). */
+CANTILEVER_INLINE float cantilever_contact_force(cantilever_state* s, int trig, float in) {
+  float strike;
+  const float continuous = cantilever_contact_forces(s, trig, in, &strike);
+  return strike + continuous;
 }
 
 /* Strikes with the held parameters at the next processed sample; velocity is the momentum (N s). */
@@ -661,82 +702,165 @@ CANTILEVER_INLINE void cantilever_strike_at(cantilever_state* s, float position,
   cantilever_strike(s, velocity);
 }
 
+/* The contact gains of the points a, b, c (the continuous contacts' place). */
 CANTILEVER_INLINE void cantilever_load_points(cantilever_state* s, int point_a, int point_b, int point_c) {
   const float* ea = cantilever_excite + (long)point_a * CANTILEVER_MODES;
   const float* eb = cantilever_excite + (long)point_b * CANTILEVER_MODES;
   const float* ec = cantilever_excite + (long)point_c * CANTILEVER_MODES;
-  int l, n;
+  int n;
   for (n = 0; n < CANTILEVER_PADDED_MODES; ++n) {
     s->shape_a[n] = n < CANTILEVER_MODES ? s->on[n] * ea[n] : 0.0f;
     s->shape_b[n] = n < CANTILEVER_MODES ? s->on[n] * eb[n] : 0.0f;
     s->shape_c[n] = n < CANTILEVER_MODES ? s->on[n] * ec[n] : 0.0f;
+    s->contact_gain[n] = s->shape_a[n] * (CANTILEVER_CONTACT_MIC ? s->shape_a[n] : 1.0f);
   }
-  for (l = 0; l < CANTILEVER_OUTPUTS; ++l)
-    for (n = 0; n < CANTILEVER_PADDED_MODES; ++n) {
-      s->pickup[l][n] = CANTILEVER_CONTACT_MIC ? 0.0f : (n < CANTILEVER_MODES ? cantilever_pickup[(long)l * CANTILEVER_MODES + n] : 0.0f);
-      s->gain_a[l][n] = s->shape_a[n] * (CANTILEVER_CONTACT_MIC ? s->shape_a[n] : s->pickup[l][n]);
-    }
   s->loaded_a = point_a;
   s->loaded_b = point_b;
   s->loaded_c = point_c;
 }
 
-/* The resonator bank over samples [m0, m1) of the block, accumulated per lane. moving: the
- * weights of points B and C are not all 0, so the shape is interpolated per sample (and, for
- * the contact microphone, squared: excitation and pickup at the same point). */
-CANTILEVER_INLINE void cantilever_run_modes(cantilever_state* s, int m0, int m1, int moving) {
-  int base, m, j, l;
-  for (base = 0; base < CANTILEVER_PADDED_MODES; base += CANTILEVER_LANES) {
-    float re[CANTILEVER_LANES], im[CANTILEVER_LANES], ca[CANTILEVER_LANES], sb[CANTILEVER_LANES], kv[CANTILEVER_LANES];
-    for (j = 0; j < CANTILEVER_LANES; ++j) {
-      re[j] = s->re[base + j]; im[j] = s->im[base + j];
-      ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
-    }
-    for (m = m0; m < m1; ++m) {
-      const float x = s->force[m];
-      float v[CANTILEVER_LANES];
+/* The input gains of the strikes' force: every mode's shape at the place latched at the strike
+ * (squared for the contact microphone, which picks each force up where it entered). */
+CANTILEVER_INLINE void cantilever_load_strike_gains(cantilever_state* s) {
+  const float* ea = cantilever_excite + (long)s->strike_a * CANTILEVER_MODES;
+  const float* eb = cantilever_excite + (long)s->strike_b * CANTILEVER_MODES;
+  const float* ec = cantilever_excite + (long)s->strike_c * CANTILEVER_MODES;
+  const float wb = s->strike_wb, wc = s->strike_wc;
+  int n;
+  for (n = 0; n < CANTILEVER_PADDED_MODES; ++n) {
+    const float g = n < CANTILEVER_MODES ? s->on[n] * (ea[n] + wb * (eb[n] - ea[n]) + wc * (ec[n] - ea[n])) : 0.0f;
+    s->strike_gain[n] = g * (CANTILEVER_CONTACT_MIC ? g : 1.0f);
+  }
+  s->strike_stale = 0;
+}
+
+/* The modes of lanes [base, base + LANES) over samples [m0, m1), accumulated per lane: each
+ * (re, im) rotates by theta and shrinks by R, the momenta of the strikes and of the continuous
+ * contacts enter re scaled by their gains, and the velocity re - kv im times each output's pickup
+ * is added up. inputs (1: a strike force in the run, 2: a continuous one, 3: both, 0: neither) is
+ * a constant at every call, so each inlined copy computes only the inputs it has. moving: the
+ * weights of points B and C are not all 0, so the continuous contacts' gains are interpolated per
+ * sample (and, for the contact microphone, squared). The gains are copied to the stack: there the
+ * compiler keeps them in registers, where it would reload them from the state after every store
+ * to the accumulators. */
+CANTILEVER_INLINE void cantilever_run_group(cantilever_state* s, int base, int m0, int m1, int moving, const int inputs) {
+  float re[CANTILEVER_LANES], im[CANTILEVER_LANES], ca[CANTILEVER_LANES], sb[CANTILEVER_LANES], kv[CANTILEVER_LANES];
+  float gs[CANTILEVER_LANES], gc[CANTILEVER_LANES], pk[CANTILEVER_OUTPUTS][CANTILEVER_LANES];
+  const float* CANTILEVER_RESTRICT ea = s->shape_a + base;
+  const float* CANTILEVER_RESTRICT eb = s->shape_b + base;
+  const float* CANTILEVER_RESTRICT ec = s->shape_c + base;
+  int m, j, l;
+  for (j = 0; j < CANTILEVER_LANES; ++j) {
+    re[j] = s->re[base + j]; im[j] = s->im[base + j];
+    ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
+    gs[j] = s->strike_gain[base + j]; gc[j] = s->contact_gain[base + j];
+  }
+  for (l = 0; l < CANTILEVER_OUTPUTS; ++l)
+    for (j = 0; j < CANTILEVER_LANES; ++j) pk[l][j] = s->pickup[l][base + j];
+  for (m = m0; m < m1; ++m) {
+    const float xs = s->strike_momentum[m], xc = s->continuous_momentum[m];
+    float v[CANTILEVER_LANES];
+    if ((inputs & 2) && moving) {
+      const float wb = s->weight[m], wc = s->weight_c[m];
       for (j = 0; j < CANTILEVER_LANES; ++j) {
-        const float next_re = ca[j] * re[j] - sb[j] * im[j] + x;
-        const float next_im = sb[j] * re[j] + ca[j] * im[j];
-        re[j] = next_re;
-        im[j] = next_im;
-        v[j] = next_re - kv[j] * next_im;
-      }
-      if (!moving) {
-        for (l = 0; l < CANTILEVER_OUTPUTS; ++l) {
-          const float* CANTILEVER_RESTRICT g = s->gain_a[l] + base;
-          float* CANTILEVER_RESTRICT acc = s->acc[l][m];
-          if (base == 0) {  /* the first group writes the accumulators, the others add */
-            for (j = 0; j < CANTILEVER_LANES; ++j) acc[j] = v[j] * g[j];
-          } else {
-            for (j = 0; j < CANTILEVER_LANES; ++j) acc[j] += v[j] * g[j];
-          }
-        }
-      } else {
-        const float wb = s->weight[m], wc = s->weight_c[m];
-        const float* CANTILEVER_RESTRICT ea = s->shape_a + base;
-        const float* CANTILEVER_RESTRICT eb = s->shape_b + base;
-        const float* CANTILEVER_RESTRICT ec = s->shape_c + base;
-        float shape[CANTILEVER_LANES];
-        for (j = 0; j < CANTILEVER_LANES; ++j) shape[j] = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
-        for (l = 0; l < CANTILEVER_OUTPUTS; ++l) {
-          const float* CANTILEVER_RESTRICT pk = CANTILEVER_CONTACT_MIC ? shape : s->pickup[l] + base;
-          float* CANTILEVER_RESTRICT acc = s->acc[l][m];
-          if (base == 0) {
-            for (j = 0; j < CANTILEVER_LANES; ++j) acc[j] = v[j] * (shape[j] * pk[j]);
-          } else {
-            for (j = 0; j < CANTILEVER_LANES; ++j) acc[j] += v[j] * (shape[j] * pk[j]);
-          }
-        }
+        const float g = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
+        gc[j] = g * (CANTILEVER_CONTACT_MIC ? g : 1.0f);
       }
     }
-    /* Below 1e-20 (400 dB under a unit strike) a mode's state is 0: a decaying mode never runs
-     * on subnormal numbers, whose arithmetic is many times slower on most FPUs, whatever the
-     * host's floating-point mode. */
     for (j = 0; j < CANTILEVER_LANES; ++j) {
-      s->re[base + j] = fabsf(re[j]) < 1e-20f ? 0.0f : re[j];
-      s->im[base + j] = fabsf(im[j]) < 1e-20f ? 0.0f : im[j];
+      /* The input first, then im, then re: the chain from one sample's state to the next is
+       * one multiply-add deep per term (added last, the input lengthened it by a step). */
+      const float in = inputs == 3 ? xs * gs[j] + xc * gc[j] : (inputs == 1 ? xs * gs[j] : xc * gc[j]);
+      const float next_re = inputs ? ca[j] * re[j] + (in - sb[j] * im[j]) : ca[j] * re[j] - sb[j] * im[j];
+      const float next_im = sb[j] * re[j] + ca[j] * im[j];
+      re[j] = next_re;
+      im[j] = next_im;
+      v[j] = next_re - kv[j] * next_im;
     }
+    for (l = 0; l < CANTILEVER_OUTPUTS; ++l) {
+      float* CANTILEVER_RESTRICT acc = s->acc[l][m];
+      if (base == 0) {  /* the first group writes the accumulators, the others add */
+        for (j = 0; j < CANTILEVER_LANES; ++j) acc[j] = v[j] * pk[l][j];
+      } else {
+        for (j = 0; j < CANTILEVER_LANES; ++j) acc[j] += v[j] * pk[l][j];
+      }
+    }
+  }
+  /* Below 1e-20 (400 dB under a unit strike) a mode's state is 0: a decaying mode never runs on
+   * subnormal numbers, whose arithmetic is many times slower on most FPUs, whatever the host's
+   * floating-point mode. */
+  for (j = 0; j < CANTILEVER_LANES; ++j) {
+    s->re[base + j] = fabsf(re[j]) < 1e-20f ? 0.0f : re[j];
+    s->im[base + j] = fabsf(im[j]) < 1e-20f ? 0.0f : im[j];
+  }
+}
+
+/* The resonator bank over samples [m0, m1) of the block (see run_group). */
+CANTILEVER_INLINE void cantilever_run_modes(cantilever_state* s, int m0, int m1, int moving, int inputs) {
+  int base;
+  for (base = 0; base < CANTILEVER_PADDED_MODES; base += CANTILEVER_LANES) {
+    switch (inputs) {
+      case 0: cantilever_run_group(s, base, m0, m1, moving, 0); break;
+      case 1: cantilever_run_group(s, base, m0, m1, moving, 1); break;
+      case 2: cantilever_run_group(s, base, m0, m1, moving, 2); break;
+      default: cantilever_run_group(s, base, m0, m1, moving, 3); break;
+    }
+  }
+}
+
+/* Where a contact is, from the switch on (a moving contact), triangle, point, glide and (u, v):
+ * points a, b, c and the weights of b and c. */
+CANTILEVER_INLINE void cantilever_place(int on, int triangle, float point, float glide, float u, float v, int* a, int* b,
+                                    int* c, float* wb, float* wc) {
+  if (on) {
+    /* Barycentric position over the triangle: (1 - u - v, u, v). */
+    const int* t = cantilever_triangle[triangle];
+    const float sum = u + v;
+    const float scale = sum > 1.0f ? sum : 1.0f;
+    *a = t[0];
+    *b = t[1];
+    *c = t[2];
+    *wb = u / scale;
+    *wc = v / scale;
+  } else {
+    int point_a, point_b;
+    float position = point + glide;
+    if (position > (float)(CANTILEVER_POINTS - 1)) position = (float)(CANTILEVER_POINTS - 1);
+    if (position < 0.0f) position = 0.0f;
+    point_a = (int)position;
+    if (point_a > CANTILEVER_POINTS - 2) point_a = CANTILEVER_POINTS - 2 > 0 ? CANTILEVER_POINTS - 2 : 0;
+    point_b = point_a + 1 < CANTILEVER_POINTS ? point_a + 1 : CANTILEVER_POINTS - 1;
+    *a = point_a;
+    *b = point_b;
+    *c = point_b;
+    *wb = position - (float)point_a;
+    *wc = 0.0f;
+  }
+}
+
+/* The place the continuous contacts are heard at follows the one set (the switch, the triangle
+ * while on, the point while off) through their level: while the two differ the level falls by
+ * place_step per sample; at 0 the heard place jumps, and the level rises again (Faust:
+ * m2dExcite.placeSwitch). Their force, scaled by the level, never has its gains stepped. */
+CANTILEVER_INLINE int cantilever_place_settled(const cantilever_state* s) {
+  return s->place_level == 1.0f && s->heard_on == s->contact_on &&
+         s->heard_triangle == (s->contact_on ? s->contact_triangle : 0) && s->heard_point == (s->contact_on ? 0.0f : s->point);
+}
+CANTILEVER_INLINE void cantilever_switch_place(cantilever_state* s, int first) {
+  const int on = s->contact_on, triangle = on ? s->contact_triangle : 0;
+  const float point = on ? 0.0f : s->point;
+  const int same = s->heard_on == on && s->heard_triangle == triangle && s->heard_point == point;
+  float level;
+  if (!first && same && s->place_level == 1.0f) return;
+  level = s->place_level + (same ? s->place_step : -s->place_step);
+  level = level < 1.0f ? level : 1.0f;
+  level = 0.0f < level ? level : 0.0f;
+  s->place_level = first ? 1.0f : level;
+  if (first || !(level > 0.0f)) {
+    s->position_changed |= !same;
+    s->heard_on = on;
+    s->heard_triangle = triangle;
+    s->heard_point = point;
   }
 }
 
@@ -753,7 +877,7 @@ CANTILEVER_INLINE void cantilever_process(cantilever_state* s, const float* in, 
     int count = n - done < CANTILEVER_BLOCK ? n - done : CANTILEVER_BLOCK;
     int m, l, j, start, still = 1; /* still: the contact stays where it was over the whole block */
     if (!s->strike_pending && !s->first_sample && !s->first_fade && !s->fading && (s->rest & 15) == 15 &&
-        (s->settled & 255) == 255 && !s->position_changed &&
+        (s->settled & 255) == 255 && !s->position_changed && cantilever_place_settled(s) &&
         (s->excitation == CANTILEVER_EXCITE_INPUT ||
          (s->excitation == CANTILEVER_EXCITE_IMPACT && s->cache_hardness == s->hardness &&
           s->inv_sample_rate * ((float)s->since / s->cache_contact) >= 1.0f))) {
@@ -769,7 +893,8 @@ CANTILEVER_INLINE void cantilever_process(cantilever_state* s, const float* in, 
       s->since = s->since < 16777216 - count ? s->since + count : 16777216;
       s->burst_count = s->burst_count > count ? s->burst_count - count : 0;
       for (m = 0; m < count; ++m) {
-        s->force[m] = input_gain * (in ? in[m] : 0.0f) * scale;
+        s->strike_momentum[m] = 0.0f;
+        s->continuous_momentum[m] = input_gain * (in ? in[m] : 0.0f) * scale;
         s->out_gain[m] = out_gain;
       }
       s->point_a[0] = s->at_a;
@@ -780,7 +905,9 @@ CANTILEVER_INLINE void cantilever_process(cantilever_state* s, const float* in, 
     } else
     /* Per-sample controls, in the order the Faust program computes them. */
     for (m = 0; m < count; ++m) {
+      const int first = s->first_sample;
       int trig = 0;
+      float strike = 0.0f, continuous;
       if (s->first_sample) {
         s->first_sample = 0;
         cantilever_apply(s);
@@ -797,42 +924,31 @@ CANTILEVER_INLINE void cantilever_process(cantilever_state* s, const float* in, 
         s->noise = s->noise * 1103515245u + 12345u;
         s->since = s->since + 1 < 16777216 ? s->since + 1 : 16777216;
         s->burst_count = s->burst_count - 1 > 0 ? s->burst_count - 1 : 0;
-        s->force[m] = s->input_gain_target * (in ? in[m] : 0.0f) * s->inv_sample_rate;
+        continuous = s->input_gain_target * (in ? in[m] : 0.0f);
       } else {
-        s->force[m] = cantilever_contact_force(s, trig, in ? in[m] : 0.0f) * s->inv_sample_rate;
+        continuous = cantilever_contact_forces(s, trig, in ? in[m] : 0.0f, &strike);
       }
       cantilever_smooth(&s->glide, s->glide_target, s->smooth_pole, 1, &s->settled);
       cantilever_smooth(&s->gain, s->gain_target, s->smooth_pole, 2, &s->settled);
       cantilever_smooth(&s->contact_u, s->contact_u_target, s->smooth_pole, 4, &s->settled);
       cantilever_smooth(&s->contact_v, s->contact_v_target, s->smooth_pole, 8, &s->settled);
+      cantilever_switch_place(s, first);
       if ((s->settled & 13) != 13 || s->position_changed) {
         s->position_changed = 0;
         still = 0;
-        if (s->contact_on) {
-          /* Barycentric position over the triangle: (1 - u - v, u, v). */
-          const int* t = cantilever_triangle[s->contact_triangle];
-          const float sum = s->contact_u + s->contact_v;
-          const float scale = sum > 1.0f ? sum : 1.0f;
-          s->at_a = t[0];
-          s->at_b = t[1];
-          s->at_c = t[2];
-          s->at_wb = s->contact_u / scale;
-          s->at_wc = s->contact_v / scale;
-        } else {
-          int point_a, point_b;
-          float position = s->point + s->glide;
-          if (position > (float)(CANTILEVER_POINTS - 1)) position = (float)(CANTILEVER_POINTS - 1);
-          if (position < 0.0f) position = 0.0f;
-          point_a = (int)position;
-          if (point_a > CANTILEVER_POINTS - 2) point_a = CANTILEVER_POINTS - 2 > 0 ? CANTILEVER_POINTS - 2 : 0;
-          point_b = point_a + 1 < CANTILEVER_POINTS ? point_a + 1 : CANTILEVER_POINTS - 1;
-          s->at_a = point_a;
-          s->at_b = point_b;
-          s->at_c = point_b;
-          s->at_wb = position - (float)point_a;
-          s->at_wc = 0.0f;
-        }
+        cantilever_place(s->heard_on, s->heard_triangle, s->heard_point, s->glide, s->contact_u, s->contact_v, &s->at_a,
+                       &s->at_b, &s->at_c, &s->at_wb, &s->at_wc);
       }
+      if (trig || first) {
+        /* A strike's force enters where the contact is set at its onset (the glide and (u, v) as
+         * set, not yet smoothed), and stays there: the place is latched (as Faust holds it at the
+         * gate's rising edge), the gains follow before the run. */
+        cantilever_place(s->contact_on, s->contact_triangle, s->point, s->glide_target, s->contact_u_target,
+                       s->contact_v_target, &s->strike_a, &s->strike_b, &s->strike_c, &s->strike_wb, &s->strike_wc);
+        s->strike_stale = 1;
+      }
+      s->strike_momentum[m] = strike * s->inv_sample_rate;
+      s->continuous_momentum[m] = continuous * s->place_level * s->inv_sample_rate;
       s->point_a[m] = s->at_a;
       s->point_b[m] = s->at_b;
       s->point_c[m] = s->at_c;
@@ -840,19 +956,23 @@ CANTILEVER_INLINE void cantilever_process(cantilever_state* s, const float* in, 
       s->weight_c[m] = s->at_wc;
       s->out_gain[m] = s->gain * s->level;
     }
+    /* A strike latches its gains at its first sample, which is the block's first (a strike waits
+     * for the next process call). */
+    if (s->strike_stale) cantilever_load_strike_gains(s);
     /* Runs of samples with the same points; the per-sample interpolation only where a weight is
-     * not 0. */
+     * not 0, the forces only where they are not 0. */
     start = 0;
     while (start < count) {
-      int end = still ? count : start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f;
+      int end = still ? count : start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f, inputs = 0;
       while (end < count && s->point_a[end] == s->point_a[start] && s->point_b[end] == s->point_b[start] &&
              s->point_c[end] == s->point_c[start]) {
         moving |= s->weight[end] != 0.0f || s->weight_c[end] != 0.0f;
         ++end;
       }
+      for (m = start; m < end; ++m) inputs |= (s->strike_momentum[m] != 0.0f) | (s->continuous_momentum[m] != 0.0f) << 1;
       if (s->loaded_a != s->point_a[start] || s->loaded_b != s->point_b[start] || s->loaded_c != s->point_c[start])
         cantilever_load_points(s, s->point_a[start], s->point_b[start], s->point_c[start]);
-      cantilever_run_modes(s, start, end, moving);
+      cantilever_run_modes(s, start, end, moving, inputs);
       for (m = start; m < end; ++m) {
         for (l = 0; l < CANTILEVER_OUTPUTS; ++l) {
           /* The lanes summed as a tree (halves added elementwise): the compiler vectorises it,

@@ -30,7 +30,10 @@
  * R sin(theta) keep the pitch of low modes exact in single precision (the direct form's
  * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
  * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
- * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
+ * sounds the same at any rate. The force enters mode n scaled by the mode's shape where it acts
+ * (a strike's: where the contact was at the strike, latched; a continuous contact's: where the
+ * contact is now), and the output is every mode's velocity times its fixed pickup gain, so moving
+ * the position never re-weights modes that are already ringing. Output the surface velocity at the struck point along the strike direction (contact microphone).
  * Levels: every gain carries the normalisation 0.008910542630109458 (1 / the largest sum of |gains|
  * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
  * by the gain (default 0.5) and the level PLATE_LEVEL, chosen so a default strike
@@ -76,7 +79,9 @@
 #define PLATE_OUTPUTS 1
 #define PLATE_FUNDAMENTAL_HZ 406.9748
 #define PLATE_TRIANGLES 3
-/* 1: one output, the contact microphone (the pickup is the excitation point itself). */
+/* 1: one output, the contact microphone (the pickup is the excitation point itself: each force is
+ * picked up where it entered, so the shape is applied twice at the input and the output gain is
+ * 1; a microphone that followed the contact would re-weight ringing modes whenever it moved). */
 #define PLATE_CONTACT_MIC 1
 /* The default output level, and the level that makes the output the surface velocity in m/s. */
 #define PLATE_LEVEL 4.902667f
@@ -145,7 +150,7 @@ static const float plate_excite[PLATE_POINTS * PLATE_MODES] = {
 0.19070625f, 0.0043416093f, -0.19659325f, -0.16132633f, -0.21435873f, -0.19760124f, -0.050574742f, -0.19616076f, 0.009415303f, 0.26793537f, 0.23151258f, -0.059250604f, -0.01159402f, -0.17084043f, -0.059425253f, -0.27045858f, -0.1766381f, 0.010279878f, -0.25821722f, 0.09171211f, -0.10678492f, 0.019433659f, 0.23742111f, 0.14105348f, 0.19718531f, 0.08896791f, -0.23046196f, 0.13909276f, 0.011472937f, -0.019992016f, -0.23418704f, -0.16209595f, -0.15989566f, -0.15173508f, -7.28909e-05f, 0.01951555f, -0.22663811f, -3.8129892e-06f, 4.5811325e-05f, 0.20551266f, 0.19010147f, 0.0044229417f, -0.19563252f, 0.16036083f, 0.21326005f, 0.19588944f, 0.050339997f, -0.19474523f, 0.009547815f, 0.265514f, -0.2292019f, 0.058788814f, -0.011769594f, -0.16876078f, 0.05826334f, 0.26708984f, -0.17449364f, 0.010354563f, -0.25457498f, -0.09068044f, 0.10474102f, 0.019765228f, 0.23062313f, -0.1348615f, -0.19984452f, -0.08778653f, 0.22599085f, 0.13657503f, 0.011329763f, -0.020385241f, -0.22894868f, -0.15893698f, 0.1573306f, 0.147698f, -7.7418896e-05f, 0.019691315f, -0.22087216f, 1.5931762e-06f, -4.6366724e-05f, -0.20132957f, -0.1906454f, -0.0044882772f, -0.19649507f, 0.21433236f, -0.1610964f, -0.05079482f, 0.1973473f, -0.1959794f, 0.009747057f, -0.2676596f, 0.059395283f, 0.23119685f, 0.011971793f, -0.17068598f, 0.27020743f, -0.058874704f, 0.17637332f, -0.010648839f, -0.25775313f, -0.10631875f, -0.09218991f, 0.019965721f, -0.23228782f, -0.20179495f, 0.14164643f, -0.22973326f, -0.08917402f, 0.13861886f, 0.011535931f, 0.020494815f, 0.23289368f, -0.16241556f, -0.15119238f, 0.1601295f, 7.099199e-05f, -0.019803124f, -0.22585417f, 4.344995e-05f, 2.9294313e-06f, 0.024690574f, -0.19056335f, -0.0045090816f, -0.19637935f, -0.21421461f, 0.16097534f, 0.05076728f, -0.19717687f, -0.1958406f, 0.009790693f, -0.26743776f, -0.059350345f, -0.2309396f, 0.011951646f, -0.17040542f, -0.26983467f, 0.05871385f, 0.17612219f, -0.010689514f, -0.25742197f, 0.106087424f, 0.091800876f, 0.020049676f, -0.23862992f, 0.19741212f, -0.13548583f, 0.22920825f, 0.089114435f, 0.13821355f, 0.0114255445f, 0.020266233f, 0.23243602f, -0.16199309f, 0.15003242f, -0.16012625f, 7.187218e-05f, -0.019887378f, -0.22531278f, -4.650492e-05f, -1.3978247e-06f, -0.025034951f, 5.7378824e-05f, 2.3089435e-05f, 0.12870161f, 0.00235763f, 0.0023805136f, 0.008333043f, 0.0028544636f, -0.124920525f, 3.6789108e-06f, -0.00027140413f, 0.010991504f, -0.0038820275f, 9.3326e-05f, -0.15775551f, -0.00208119f, -0.005238022f, -0.0005301856f, 0.00017428288f, 0.19147752f, 0.011081647f, -0.01270752f, 1.4012771e-05f, 0.0005457773f, -0.0054906905f, -0.00607193f, -0.009403787f, 0.021261033f, 0.14420596f, -0.00014687715f, -5.756e-05f, 0.0015490202f, 0.13655172f, 0.0038978127f, 0.005770754f, -1.6614182e-06f, -0.00026904506f, -0.20599326f, 2.0739024e-05f, 1.9608073e-05f, 0.019585025f, -0.0010098064f, 0.16608451f, 0.025947895f, -0.020830072f, 0.15900606f, -0.08965236f, 0.05996189f, -0.17698686f, 0.002795884f, 0.0012295445f, -0.17149408f, -0.104719326f, 0.017976308f, 0.1664182f, 0.073927715f, -0.13031994f, -0.0034933307f, -0.24088016f, 0.005009412f, -0.012706753f, -0.09227718f, -0.003230307f, -0.0014764667f, -0.035125777f, 0.20126285f, 0.06479139f, 0.11310203f, -0.18047093f, -0.0054014567f, -0.16639638f, 0.0021438405f, 0.022684935f, 0.18483533f, 0.013849656f, -6.904015e-06f, -0.003641387f, -0.21919386f, -0.0017565174f, 0.00035044542f, 0.133889f, -0.0004722489f, 0.15697214f, -0.019206295f, -0.15255204f, -0.019288257f, 0.049459293f, 0.07513835f, 0.16332912f, -0.0012631611f, 0.0006263037f, 0.092994966f, -0.14962122f, 0.031269703f, -0.14495349f, 0.12617747f, 0.071856424f, -0.0014704491f, -0.20632333f, -0.019756954f, -0.06352117f, 0.009818715f, 0.0015703338f, -0.00084287423f, -0.17166637f, -0.028373813f, 0.07650872f, -0.042621292f, 0.15074855f, 0.002440133f, -0.13663723f, 0.0011221954f, 0.007969447f, 0.013527067f, -0.17139754f, 3.766142e-06f, 0.028598512f, 0.17270112f, -0.0003265523f, -0.0016673377f, -0.0792052f, 0.0013653925f, 0.16584648f, 0.025780428f, 0.017671414f, -0.1592205f, 0.09163881f, -0.055981416f, -0.17665453f, -0.00375993f, -0.0016947346f, 0.16697316f, 0.11077457f, 0.018274521f, 0.16576089f, -0.07453149f, 0.1298195f, 0.0047866357f, -0.23993692f, 0.0053434186f, 0.022699157f, 0.089648224f, 0.0043796236f, 0.00297358f, 0.02750702f, -0.20163007f, -0.054262824f, -0.1173573f, -0.17964031f, 0.008396398f, -0.16530351f, -0.002598331f, 0.022327049f, -0.18416812f, -0.01681163f, 5.9835947e-06f, -0.0028324628f, -0.21781982f, 0.0017535858f, -0.00034083225f, -0.1245058f
 };
 /* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
- * whose pickup is the interpolated shape at the contact). */
+ * whose pickup is the shape where each force entered, applied with the force). */
 static const float plate_pickup[1] = {
 0.0f
 };
@@ -167,6 +172,15 @@ typedef struct {
   int strike_pending;
   float strike_velocity;
   int loaded_a, loaded_b, loaded_c; /* the points whose gains are loaded; loaded_a -1: none */
+  /* Where the strikes' force enters: the place latched at the last strike (points and weights);
+   * strike_stale: its gains are to be recomputed (a new strike, or modes switched on or off). */
+  int strike_a, strike_b, strike_c, strike_stale;
+  float strike_wb, strike_wc;
+  /* The place the continuous contacts are heard at (on, triangle, point: only the triangle counts
+   * while on, only the point while off) and their level: a jump of the place fades their force
+   * out at the old place and in at the new one, 5 ms each way (place_step per sample). */
+  int heard_on, heard_triangle;
+  float heard_point, place_level, place_step;
   /* Moving contact: on, triangle, smoothed barycentric weights. */
   int contact_on, contact_triangle;
   float contact_u_target, contact_u, contact_v_target, contact_v;
@@ -211,10 +225,12 @@ typedef struct {
   PLATE_ALIGN float shape_a[PLATE_PADDED_MODES]; /* shape at point A, times on */
   PLATE_ALIGN float shape_b[PLATE_PADDED_MODES];
   PLATE_ALIGN float shape_c[PLATE_PADDED_MODES];
-  PLATE_ALIGN float pickup[PLATE_OUTPUTS][PLATE_PADDED_MODES];
-  PLATE_ALIGN float gain_a[PLATE_OUTPUTS][PLATE_PADDED_MODES]; /* at point A alone */
-  PLATE_ALIGN float force[PLATE_BLOCK];     /* momentum of each sample (N s) */
-  PLATE_ALIGN float weight[PLATE_BLOCK];    /* of point B */
+  PLATE_ALIGN float pickup[PLATE_OUTPUTS][PLATE_PADDED_MODES]; /* output gain, times on */
+  PLATE_ALIGN float strike_gain[PLATE_PADDED_MODES];  /* input gain of the strikes' force */
+  PLATE_ALIGN float contact_gain[PLATE_PADDED_MODES]; /* of the continuous force at point A alone */
+  PLATE_ALIGN float strike_momentum[PLATE_BLOCK];     /* of the strikes, each sample (N s) */
+  PLATE_ALIGN float continuous_momentum[PLATE_BLOCK]; /* of the continuous contacts (N s) */
+  PLATE_ALIGN float weight[PLATE_BLOCK];    /* of point B (the continuous contacts' place) */
   PLATE_ALIGN float weight_c[PLATE_BLOCK];  /* of point C */
   PLATE_ALIGN float out_gain[PLATE_BLOCK];
   int point_a[PLATE_BLOCK], point_b[PLATE_BLOCK], point_c[PLATE_BLOCK]; /* kept apart: no packed key to overflow */
@@ -266,7 +282,14 @@ PLATE_INLINE void plate_compute_coefficients(plate_state* s) {
     s->micro_on[n] = inc < 0.5f ? 1.0f : 0.0f;
     s->micro_inc[n] = inc < 0.5f ? inc : 0.5f;
   }
+  {
+    int l;
+    for (l = 0; l < PLATE_OUTPUTS; ++l)
+      for (n = 0; n < PLATE_PADDED_MODES; ++n)
+        s->pickup[l][n] = n < PLATE_MODES ? s->on[n] * (PLATE_CONTACT_MIC ? 1.0f : plate_pickup[(long)l * PLATE_MODES + n]) : 0.0f;
+  }
   s->loaded_a = -1;
+  s->strike_stale = 1;  /* the input gains carry on */
 }
 
 /* Clears every resonator, the contact models and the smoothers: silence. */
@@ -278,6 +301,12 @@ PLATE_INLINE void plate_reset(plate_state* s) {
   s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
   s->first_sample = 1;
+  s->strike_a = s->strike_b = s->strike_c = 0;
+  s->strike_wb = s->strike_wc = 0.0f;
+  s->strike_stale = 1;
+  s->heard_on = s->heard_triangle = 0;
+  s->heard_point = 0.0f;
+  s->place_level = 1.0f;
   s->contact_force = s->friction = 0.0f;
   for (n = 0; n < 6; ++n) s->fade[n] = 0.0f;
   s->fading = 0;
@@ -347,6 +376,7 @@ PLATE_INLINE void plate_prepare(plate_state* s, float sample_rate_hz) {
   s->friction_target = 0.3f;
   s->input_gain_target = 100.0f;
   s->fade_step = 1.0f / (0.01f * sample_rate_hz);
+  s->place_step = 1.0f / (0.005f * sample_rate_hz);
   s->two_pi_over_sr = 6.28318530717958647692f / sample_rate_hz;
   s->quarter_pi_over_sr = 0.785398163397448309616f / sample_rate_hz;
   s->noise_scale_sr = 4.656613e-10f * sample_rate_hz;
@@ -475,15 +505,18 @@ PLATE_INLINE float plate_one_pole(float* y1, float b, float x) {
 }
 
 /* The force (N) of the contact models for one sample, as the Faust program's instrument computes
- * it: each model fades in over 10 ms when selected and out when not (a switch crossfades), and
+ * it, in two parts: the strikes' (impact, hammer, micro-collisions) in *strike, the continuous
+ * contacts' (scrape, roll, live input) returned; they enter the modes at different places (a
+ * strike's is latched at the strike). Each model fades in over 10 ms when selected and out when
+ * not (a switch crossfades), and
  * runs only while its fade is above 0; a model off has its state at rest (0), so here it costs
  * nothing, and it starts again from rest when selected. trig: a strike starts on this sample;
  * in: the live input sample (read by the input model only). The papers and equations are cited
  * at the Faust m2dExcite environment. Size, speed and roughness act at control rate: their
  * coefficients are computed when they change, never per sample. */
-PLATE_INLINE float plate_contact_force(plate_state* s, int trig, float in) {
+PLATE_INLINE float plate_contact_forces(plate_state* s, int trig, float in, float* strike) {
   const float sr = s->sample_rate_hz, p = s->smooth_pole;
-  float raw, impact = 0.0f, force = 0.0f, b, e, env;
+  float raw, impact = 0.0f, force = 0.0f, continuous = 0.0f, b, e, env;
   float* fade = s->fade;
   int k, ramp, since_burst, profile_on;
   s->noise = s->noise * 1103515245u + 12345u;
@@ -622,11 +655,11 @@ PLATE_INLINE float plate_contact_force(plate_state* s, int trig, float in) {
     s->reson_x2 = s->reson_x1; s->reson_x1 = x;
     s->reson_y2 = s->reson_y1; s->reson_y1 = y;
     /* 89.44 N per N of friction force: the level calibration of the Faust profileLevel. */
-    force += 89.44f * fade[PLATE_EXCITE_SCRAPE] * y * s->friction * s->contact_force;
+    continuous += 89.44f * fade[PLATE_EXCITE_SCRAPE] * y * s->friction * s->contact_force;
     if (fade[PLATE_EXCITE_ROLL] > 0.0f) {
       s->roll_lp[0] = b * s->roll_lp[0] + 89.44f * e * y * s->contact_force;
       s->roll_lp[1] = b * s->roll_lp[1] + e * s->roll_lp[0];
-      force += fade[PLATE_EXCITE_ROLL] * s->roll_lp[1];
+      continuous += fade[PLATE_EXCITE_ROLL] * s->roll_lp[1];
     } else {
       s->roll_lp[0] = s->roll_lp[1] = 0.0f;
     }
@@ -641,8 +674,16 @@ PLATE_INLINE float plate_contact_force(plate_state* s, int trig, float in) {
     s->roll_lp[0] = s->roll_lp[1] = 0.0f;
     s->rest |= (s->rest & 4) ? 8 : 4;
   }
-  if (fade[PLATE_EXCITE_INPUT] > 0.0f) force += s->input_gain_target * in * fade[PLATE_EXCITE_INPUT];  /* not smoothed, as in Faust */
-  return force;
+  if (fade[PLATE_EXCITE_INPUT] > 0.0f) continuous += s->input_gain_target * in * fade[PLATE_EXCITE_INPUT];  /* not smoothed, as in Faust */
+  *strike = force;
+  return continuous;
+}
+
+/* The whole force (N) of the contact models for one sample (both parts). */
+PLATE_INLINE float plate_contact_force(plate_state* s, int trig, float in) {
+  float strike;
+  const float continuous = plate_contact_forces(s, trig, in, &strike);
+  return strike + continuous;
 }
 
 /* Strikes with the held parameters at the next processed sample; velocity is the momentum (N s). */
@@ -661,82 +702,165 @@ PLATE_INLINE void plate_strike_at(plate_state* s, float position, float velocity
   plate_strike(s, velocity);
 }
 
+/* The contact gains of the points a, b, c (the continuous contacts' place). */
 PLATE_INLINE void plate_load_points(plate_state* s, int point_a, int point_b, int point_c) {
   const float* ea = plate_excite + (long)point_a * PLATE_MODES;
   const float* eb = plate_excite + (long)point_b * PLATE_MODES;
   const float* ec = plate_excite + (long)point_c * PLATE_MODES;
-  int l, n;
+  int n;
   for (n = 0; n < PLATE_PADDED_MODES; ++n) {
     s->shape_a[n] = n < PLATE_MODES ? s->on[n] * ea[n] : 0.0f;
     s->shape_b[n] = n < PLATE_MODES ? s->on[n] * eb[n] : 0.0f;
     s->shape_c[n] = n < PLATE_MODES ? s->on[n] * ec[n] : 0.0f;
+    s->contact_gain[n] = s->shape_a[n] * (PLATE_CONTACT_MIC ? s->shape_a[n] : 1.0f);
   }
-  for (l = 0; l < PLATE_OUTPUTS; ++l)
-    for (n = 0; n < PLATE_PADDED_MODES; ++n) {
-      s->pickup[l][n] = PLATE_CONTACT_MIC ? 0.0f : (n < PLATE_MODES ? plate_pickup[(long)l * PLATE_MODES + n] : 0.0f);
-      s->gain_a[l][n] = s->shape_a[n] * (PLATE_CONTACT_MIC ? s->shape_a[n] : s->pickup[l][n]);
-    }
   s->loaded_a = point_a;
   s->loaded_b = point_b;
   s->loaded_c = point_c;
 }
 
-/* The resonator bank over samples [m0, m1) of the block, accumulated per lane. moving: the
- * weights of points B and C are not all 0, so the shape is interpolated per sample (and, for
- * the contact microphone, squared: excitation and pickup at the same point). */
-PLATE_INLINE void plate_run_modes(plate_state* s, int m0, int m1, int moving) {
-  int base, m, j, l;
-  for (base = 0; base < PLATE_PADDED_MODES; base += PLATE_LANES) {
-    float re[PLATE_LANES], im[PLATE_LANES], ca[PLATE_LANES], sb[PLATE_LANES], kv[PLATE_LANES];
-    for (j = 0; j < PLATE_LANES; ++j) {
-      re[j] = s->re[base + j]; im[j] = s->im[base + j];
-      ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
-    }
-    for (m = m0; m < m1; ++m) {
-      const float x = s->force[m];
-      float v[PLATE_LANES];
+/* The input gains of the strikes' force: every mode's shape at the place latched at the strike
+ * (squared for the contact microphone, which picks each force up where it entered). */
+PLATE_INLINE void plate_load_strike_gains(plate_state* s) {
+  const float* ea = plate_excite + (long)s->strike_a * PLATE_MODES;
+  const float* eb = plate_excite + (long)s->strike_b * PLATE_MODES;
+  const float* ec = plate_excite + (long)s->strike_c * PLATE_MODES;
+  const float wb = s->strike_wb, wc = s->strike_wc;
+  int n;
+  for (n = 0; n < PLATE_PADDED_MODES; ++n) {
+    const float g = n < PLATE_MODES ? s->on[n] * (ea[n] + wb * (eb[n] - ea[n]) + wc * (ec[n] - ea[n])) : 0.0f;
+    s->strike_gain[n] = g * (PLATE_CONTACT_MIC ? g : 1.0f);
+  }
+  s->strike_stale = 0;
+}
+
+/* The modes of lanes [base, base + LANES) over samples [m0, m1), accumulated per lane: each
+ * (re, im) rotates by theta and shrinks by R, the momenta of the strikes and of the continuous
+ * contacts enter re scaled by their gains, and the velocity re - kv im times each output's pickup
+ * is added up. inputs (1: a strike force in the run, 2: a continuous one, 3: both, 0: neither) is
+ * a constant at every call, so each inlined copy computes only the inputs it has. moving: the
+ * weights of points B and C are not all 0, so the continuous contacts' gains are interpolated per
+ * sample (and, for the contact microphone, squared). The gains are copied to the stack: there the
+ * compiler keeps them in registers, where it would reload them from the state after every store
+ * to the accumulators. */
+PLATE_INLINE void plate_run_group(plate_state* s, int base, int m0, int m1, int moving, const int inputs) {
+  float re[PLATE_LANES], im[PLATE_LANES], ca[PLATE_LANES], sb[PLATE_LANES], kv[PLATE_LANES];
+  float gs[PLATE_LANES], gc[PLATE_LANES], pk[PLATE_OUTPUTS][PLATE_LANES];
+  const float* PLATE_RESTRICT ea = s->shape_a + base;
+  const float* PLATE_RESTRICT eb = s->shape_b + base;
+  const float* PLATE_RESTRICT ec = s->shape_c + base;
+  int m, j, l;
+  for (j = 0; j < PLATE_LANES; ++j) {
+    re[j] = s->re[base + j]; im[j] = s->im[base + j];
+    ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
+    gs[j] = s->strike_gain[base + j]; gc[j] = s->contact_gain[base + j];
+  }
+  for (l = 0; l < PLATE_OUTPUTS; ++l)
+    for (j = 0; j < PLATE_LANES; ++j) pk[l][j] = s->pickup[l][base + j];
+  for (m = m0; m < m1; ++m) {
+    const float xs = s->strike_momentum[m], xc = s->continuous_momentum[m];
+    float v[PLATE_LANES];
+    if ((inputs & 2) && moving) {
+      const float wb = s->weight[m], wc = s->weight_c[m];
       for (j = 0; j < PLATE_LANES; ++j) {
-        const float next_re = ca[j] * re[j] - sb[j] * im[j] + x;
-        const float next_im = sb[j] * re[j] + ca[j] * im[j];
-        re[j] = next_re;
-        im[j] = next_im;
-        v[j] = next_re - kv[j] * next_im;
-      }
-      if (!moving) {
-        for (l = 0; l < PLATE_OUTPUTS; ++l) {
-          const float* PLATE_RESTRICT g = s->gain_a[l] + base;
-          float* PLATE_RESTRICT acc = s->acc[l][m];
-          if (base == 0) {  /* the first group writes the accumulators, the others add */
-            for (j = 0; j < PLATE_LANES; ++j) acc[j] = v[j] * g[j];
-          } else {
-            for (j = 0; j < PLATE_LANES; ++j) acc[j] += v[j] * g[j];
-          }
-        }
-      } else {
-        const float wb = s->weight[m], wc = s->weight_c[m];
-        const float* PLATE_RESTRICT ea = s->shape_a + base;
-        const float* PLATE_RESTRICT eb = s->shape_b + base;
-        const float* PLATE_RESTRICT ec = s->shape_c + base;
-        float shape[PLATE_LANES];
-        for (j = 0; j < PLATE_LANES; ++j) shape[j] = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
-        for (l = 0; l < PLATE_OUTPUTS; ++l) {
-          const float* PLATE_RESTRICT pk = PLATE_CONTACT_MIC ? shape : s->pickup[l] + base;
-          float* PLATE_RESTRICT acc = s->acc[l][m];
-          if (base == 0) {
-            for (j = 0; j < PLATE_LANES; ++j) acc[j] = v[j] * (shape[j] * pk[j]);
-          } else {
-            for (j = 0; j < PLATE_LANES; ++j) acc[j] += v[j] * (shape[j] * pk[j]);
-          }
-        }
+        const float g = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
+        gc[j] = g * (PLATE_CONTACT_MIC ? g : 1.0f);
       }
     }
-    /* Below 1e-20 (400 dB under a unit strike) a mode's state is 0: a decaying mode never runs
-     * on subnormal numbers, whose arithmetic is many times slower on most FPUs, whatever the
-     * host's floating-point mode. */
     for (j = 0; j < PLATE_LANES; ++j) {
-      s->re[base + j] = fabsf(re[j]) < 1e-20f ? 0.0f : re[j];
-      s->im[base + j] = fabsf(im[j]) < 1e-20f ? 0.0f : im[j];
+      /* The input first, then im, then re: the chain from one sample's state to the next is
+       * one multiply-add deep per term (added last, the input lengthened it by a step). */
+      const float in = inputs == 3 ? xs * gs[j] + xc * gc[j] : (inputs == 1 ? xs * gs[j] : xc * gc[j]);
+      const float next_re = inputs ? ca[j] * re[j] + (in - sb[j] * im[j]) : ca[j] * re[j] - sb[j] * im[j];
+      const float next_im = sb[j] * re[j] + ca[j] * im[j];
+      re[j] = next_re;
+      im[j] = next_im;
+      v[j] = next_re - kv[j] * next_im;
     }
+    for (l = 0; l < PLATE_OUTPUTS; ++l) {
+      float* PLATE_RESTRICT acc = s->acc[l][m];
+      if (base == 0) {  /* the first group writes the accumulators, the others add */
+        for (j = 0; j < PLATE_LANES; ++j) acc[j] = v[j] * pk[l][j];
+      } else {
+        for (j = 0; j < PLATE_LANES; ++j) acc[j] += v[j] * pk[l][j];
+      }
+    }
+  }
+  /* Below 1e-20 (400 dB under a unit strike) a mode's state is 0: a decaying mode never runs on
+   * subnormal numbers, whose arithmetic is many times slower on most FPUs, whatever the host's
+   * floating-point mode. */
+  for (j = 0; j < PLATE_LANES; ++j) {
+    s->re[base + j] = fabsf(re[j]) < 1e-20f ? 0.0f : re[j];
+    s->im[base + j] = fabsf(im[j]) < 1e-20f ? 0.0f : im[j];
+  }
+}
+
+/* The resonator bank over samples [m0, m1) of the block (see run_group). */
+PLATE_INLINE void plate_run_modes(plate_state* s, int m0, int m1, int moving, int inputs) {
+  int base;
+  for (base = 0; base < PLATE_PADDED_MODES; base += PLATE_LANES) {
+    switch (inputs) {
+      case 0: plate_run_group(s, base, m0, m1, moving, 0); break;
+      case 1: plate_run_group(s, base, m0, m1, moving, 1); break;
+      case 2: plate_run_group(s, base, m0, m1, moving, 2); break;
+      default: plate_run_group(s, base, m0, m1, moving, 3); break;
+    }
+  }
+}
+
+/* Where a contact is, from the switch on (a moving contact), triangle, point, glide and (u, v):
+ * points a, b, c and the weights of b and c. */
+PLATE_INLINE void plate_place(int on, int triangle, float point, float glide, float u, float v, int* a, int* b,
+                                    int* c, float* wb, float* wc) {
+  if (on) {
+    /* Barycentric position over the triangle: (1 - u - v, u, v). */
+    const int* t = plate_triangle[triangle];
+    const float sum = u + v;
+    const float scale = sum > 1.0f ? sum : 1.0f;
+    *a = t[0];
+    *b = t[1];
+    *c = t[2];
+    *wb = u / scale;
+    *wc = v / scale;
+  } else {
+    int point_a, point_b;
+    float position = point + glide;
+    if (position > (float)(PLATE_POINTS - 1)) position = (float)(PLATE_POINTS - 1);
+    if (position < 0.0f) position = 0.0f;
+    point_a = (int)position;
+    if (point_a > PLATE_POINTS - 2) point_a = PLATE_POINTS - 2 > 0 ? PLATE_POINTS - 2 : 0;
+    point_b = point_a + 1 < PLATE_POINTS ? point_a + 1 : PLATE_POINTS - 1;
+    *a = point_a;
+    *b = point_b;
+    *c = point_b;
+    *wb = position - (float)point_a;
+    *wc = 0.0f;
+  }
+}
+
+/* The place the continuous contacts are heard at follows the one set (the switch, the triangle
+ * while on, the point while off) through their level: while the two differ the level falls by
+ * place_step per sample; at 0 the heard place jumps, and the level rises again (Faust:
+ * m2dExcite.placeSwitch). Their force, scaled by the level, never has its gains stepped. */
+PLATE_INLINE int plate_place_settled(const plate_state* s) {
+  return s->place_level == 1.0f && s->heard_on == s->contact_on &&
+         s->heard_triangle == (s->contact_on ? s->contact_triangle : 0) && s->heard_point == (s->contact_on ? 0.0f : s->point);
+}
+PLATE_INLINE void plate_switch_place(plate_state* s, int first) {
+  const int on = s->contact_on, triangle = on ? s->contact_triangle : 0;
+  const float point = on ? 0.0f : s->point;
+  const int same = s->heard_on == on && s->heard_triangle == triangle && s->heard_point == point;
+  float level;
+  if (!first && same && s->place_level == 1.0f) return;
+  level = s->place_level + (same ? s->place_step : -s->place_step);
+  level = level < 1.0f ? level : 1.0f;
+  level = 0.0f < level ? level : 0.0f;
+  s->place_level = first ? 1.0f : level;
+  if (first || !(level > 0.0f)) {
+    s->position_changed |= !same;
+    s->heard_on = on;
+    s->heard_triangle = triangle;
+    s->heard_point = point;
   }
 }
 
@@ -753,7 +877,7 @@ PLATE_INLINE void plate_process(plate_state* s, const float* in, float* const* o
     int count = n - done < PLATE_BLOCK ? n - done : PLATE_BLOCK;
     int m, l, j, start, still = 1; /* still: the contact stays where it was over the whole block */
     if (!s->strike_pending && !s->first_sample && !s->first_fade && !s->fading && (s->rest & 15) == 15 &&
-        (s->settled & 255) == 255 && !s->position_changed &&
+        (s->settled & 255) == 255 && !s->position_changed && plate_place_settled(s) &&
         (s->excitation == PLATE_EXCITE_INPUT ||
          (s->excitation == PLATE_EXCITE_IMPACT && s->cache_hardness == s->hardness &&
           s->inv_sample_rate * ((float)s->since / s->cache_contact) >= 1.0f))) {
@@ -769,7 +893,8 @@ PLATE_INLINE void plate_process(plate_state* s, const float* in, float* const* o
       s->since = s->since < 16777216 - count ? s->since + count : 16777216;
       s->burst_count = s->burst_count > count ? s->burst_count - count : 0;
       for (m = 0; m < count; ++m) {
-        s->force[m] = input_gain * (in ? in[m] : 0.0f) * scale;
+        s->strike_momentum[m] = 0.0f;
+        s->continuous_momentum[m] = input_gain * (in ? in[m] : 0.0f) * scale;
         s->out_gain[m] = out_gain;
       }
       s->point_a[0] = s->at_a;
@@ -780,7 +905,9 @@ PLATE_INLINE void plate_process(plate_state* s, const float* in, float* const* o
     } else
     /* Per-sample controls, in the order the Faust program computes them. */
     for (m = 0; m < count; ++m) {
+      const int first = s->first_sample;
       int trig = 0;
+      float strike = 0.0f, continuous;
       if (s->first_sample) {
         s->first_sample = 0;
         plate_apply(s);
@@ -797,42 +924,31 @@ PLATE_INLINE void plate_process(plate_state* s, const float* in, float* const* o
         s->noise = s->noise * 1103515245u + 12345u;
         s->since = s->since + 1 < 16777216 ? s->since + 1 : 16777216;
         s->burst_count = s->burst_count - 1 > 0 ? s->burst_count - 1 : 0;
-        s->force[m] = s->input_gain_target * (in ? in[m] : 0.0f) * s->inv_sample_rate;
+        continuous = s->input_gain_target * (in ? in[m] : 0.0f);
       } else {
-        s->force[m] = plate_contact_force(s, trig, in ? in[m] : 0.0f) * s->inv_sample_rate;
+        continuous = plate_contact_forces(s, trig, in ? in[m] : 0.0f, &strike);
       }
       plate_smooth(&s->glide, s->glide_target, s->smooth_pole, 1, &s->settled);
       plate_smooth(&s->gain, s->gain_target, s->smooth_pole, 2, &s->settled);
       plate_smooth(&s->contact_u, s->contact_u_target, s->smooth_pole, 4, &s->settled);
       plate_smooth(&s->contact_v, s->contact_v_target, s->smooth_pole, 8, &s->settled);
+      plate_switch_place(s, first);
       if ((s->settled & 13) != 13 || s->position_changed) {
         s->position_changed = 0;
         still = 0;
-        if (s->contact_on) {
-          /* Barycentric position over the triangle: (1 - u - v, u, v). */
-          const int* t = plate_triangle[s->contact_triangle];
-          const float sum = s->contact_u + s->contact_v;
-          const float scale = sum > 1.0f ? sum : 1.0f;
-          s->at_a = t[0];
-          s->at_b = t[1];
-          s->at_c = t[2];
-          s->at_wb = s->contact_u / scale;
-          s->at_wc = s->contact_v / scale;
-        } else {
-          int point_a, point_b;
-          float position = s->point + s->glide;
-          if (position > (float)(PLATE_POINTS - 1)) position = (float)(PLATE_POINTS - 1);
-          if (position < 0.0f) position = 0.0f;
-          point_a = (int)position;
-          if (point_a > PLATE_POINTS - 2) point_a = PLATE_POINTS - 2 > 0 ? PLATE_POINTS - 2 : 0;
-          point_b = point_a + 1 < PLATE_POINTS ? point_a + 1 : PLATE_POINTS - 1;
-          s->at_a = point_a;
-          s->at_b = point_b;
-          s->at_c = point_b;
-          s->at_wb = position - (float)point_a;
-          s->at_wc = 0.0f;
-        }
+        plate_place(s->heard_on, s->heard_triangle, s->heard_point, s->glide, s->contact_u, s->contact_v, &s->at_a,
+                       &s->at_b, &s->at_c, &s->at_wb, &s->at_wc);
       }
+      if (trig || first) {
+        /* A strike's force enters where the contact is set at its onset (the glide and (u, v) as
+         * set, not yet smoothed), and stays there: the place is latched (as Faust holds it at the
+         * gate's rising edge), the gains follow before the run. */
+        plate_place(s->contact_on, s->contact_triangle, s->point, s->glide_target, s->contact_u_target,
+                       s->contact_v_target, &s->strike_a, &s->strike_b, &s->strike_c, &s->strike_wb, &s->strike_wc);
+        s->strike_stale = 1;
+      }
+      s->strike_momentum[m] = strike * s->inv_sample_rate;
+      s->continuous_momentum[m] = continuous * s->place_level * s->inv_sample_rate;
       s->point_a[m] = s->at_a;
       s->point_b[m] = s->at_b;
       s->point_c[m] = s->at_c;
@@ -840,19 +956,23 @@ PLATE_INLINE void plate_process(plate_state* s, const float* in, float* const* o
       s->weight_c[m] = s->at_wc;
       s->out_gain[m] = s->gain * s->level;
     }
+    /* A strike latches its gains at its first sample, which is the block's first (a strike waits
+     * for the next process call). */
+    if (s->strike_stale) plate_load_strike_gains(s);
     /* Runs of samples with the same points; the per-sample interpolation only where a weight is
-     * not 0. */
+     * not 0, the forces only where they are not 0. */
     start = 0;
     while (start < count) {
-      int end = still ? count : start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f;
+      int end = still ? count : start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f, inputs = 0;
       while (end < count && s->point_a[end] == s->point_a[start] && s->point_b[end] == s->point_b[start] &&
              s->point_c[end] == s->point_c[start]) {
         moving |= s->weight[end] != 0.0f || s->weight_c[end] != 0.0f;
         ++end;
       }
+      for (m = start; m < end; ++m) inputs |= (s->strike_momentum[m] != 0.0f) | (s->continuous_momentum[m] != 0.0f) << 1;
       if (s->loaded_a != s->point_a[start] || s->loaded_b != s->point_b[start] || s->loaded_c != s->point_c[start])
         plate_load_points(s, s->point_a[start], s->point_b[start], s->point_c[start]);
-      plate_run_modes(s, start, end, moving);
+      plate_run_modes(s, start, end, moving, inputs);
       for (m = start; m < end; ++m) {
         for (l = 0; l < PLATE_OUTPUTS; ++l) {
           /* The lanes summed as a tree (halves added elementwise): the compiler vectorises it,

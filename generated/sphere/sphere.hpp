@@ -30,7 +30,10 @@
  * R sin(theta) keep the pitch of low modes exact in single precision (the direct form's
  * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
  * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
- * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
+ * sounds the same at any rate. The force enters mode n scaled by the mode's shape where it acts
+ * (a strike's: where the contact was at the strike, latched; a continuous contact's: where the
+ * contact is now), and the output is every mode's velocity times its fixed pickup gain, so moving
+ * the position never re-weights modes that are already ringing. Output the surface velocity at the struck point along the strike direction (contact microphone).
  * Levels: every gain carries the normalisation 3.9182278803736645 (1 / the largest sum of |gains|
  * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
  * by the gain (default 0.5) and the level SPHERE_LEVEL, chosen so a default strike
@@ -76,7 +79,9 @@
 #define SPHERE_OUTPUTS 1
 #define SPHERE_FUNDAMENTAL_HZ 6288.512
 #define SPHERE_TRIANGLES 4
-/* 1: one output, the contact microphone (the pickup is the excitation point itself). */
+/* 1: one output, the contact microphone (the pickup is the excitation point itself: each force is
+ * picked up where it entered, so the shape is applied twice at the input and the output gain is
+ * 1; a microphone that followed the contact would re-weight ringing modes whenever it moved). */
 #define SPHERE_CONTACT_MIC 1
 /* The default output level, and the level that makes the output the surface velocity in m/s. */
 #define SPHERE_LEVEL 11.63765f
@@ -145,7 +150,7 @@ static const float sphere_excite[SPHERE_POINTS * SPHERE_MODES] = {
 4.3581735e-05f, 9.835423e-05f, 0.00014678622f, -4.9554797e-05f, -7.09154e-05f, 0.27556512f, 0.15438713f, 0.03663759f, -0.028466657f, -0.24734613f, -0.04936462f, 0.026894584f, 0.14592609f, -2.183235e-05f, -0.000431612f, 0.00010815559f, 1.5636866e-05f, 0.0006793896f, 0.00011121827f, 0.00015095512f, 0.073039055f, -0.09154403f, 0.16997631f, 0.44140613f, -0.26327074f, -0.08213647f, 0.03222958f, 0.2189086f, 0.0744931f, 0.008236626f, -0.061538592f, 0.030460436f, 0.016492544f, 0.0694517f, 0.2667435f, 0.37208164f, 0.019125702f, 0.043010928f, 0.40199232f, 0.034315553f, 0.0001716374f, 8.435532e-05f, 0.00017289909f, 6.540311e-05f, -6.917945e-05f, 0.2755591f, 0.15445764f, 0.03669924f, -0.028460912f, -0.2473719f, 0.048942134f, -0.026444612f, -0.14607637f, 4.515858e-05f, 0.0006003286f, -0.00011544111f, 0.00011496678f, -0.00040914983f, 0.00024303632f, -0.00041044506f, -0.074242964f, 0.091590054f, -0.1695547f, -0.441797f, 0.26275533f, 0.08152299f, -0.032089356f, 0.21890928f, 0.074887246f, 0.007844693f, -0.061408076f, 0.030347813f, 0.016433999f, 0.06682042f, 0.26383874f, 0.37335688f, 0.017048031f, 0.04436721f, 0.4026709f, 0.035997365f, -0.00068556564f, 0.00033643327f, 0.00033707081f, -0.00011255066f, -0.0011119486f, -0.06376948f, -0.042214986f, -0.07784182f, -0.29391998f, 0.25464103f, 0.11524097f, -0.08978751f, 0.05498495f, 0.000586712f, 0.000465024f, 0.0009551855f, -0.0008175303f, -0.00039687316f, -0.000471393f, -0.0004744062f, -0.34299517f, 0.18944782f, -0.15997224f, 0.050793957f, -0.09245899f, -0.20383474f, 0.288295f, 0.2189936f, -0.022671053f, -0.028440129f, 0.04840406f, 0.030821066f, -0.07393464f, -0.16617692f, 0.10137423f, 0.25691965f, 0.09777483f, -0.43507648f, -0.04298764f, 0.0716048f, 0.0008192809f, -0.00035275365f, -0.00041959647f, -1.1663006e-05f, 0.0013065214f, -0.063828275f, -0.04214668f, -0.07774412f, -0.29393172f, 0.25455523f, -0.11521294f, 0.08984058f, -0.055371948f, 0.00129901f, 0.0011005829f, -0.00039556815f, -0.0014021728f, -0.00073098176f, -0.0003243956f, -0.00059903134f, 0.3432202f, -0.1894545f, 0.1601427f, -0.050257057f, 0.09197821f, 0.20391034f, -0.28782225f, 0.21897367f, -0.022185331f, -0.029529223f, 0.04881458f, 0.031038368f, -0.07360707f, -0.16612141f, 0.10230406f, 0.2562785f, 0.09872852f, -0.4354572f, -0.04260184f, 0.07163883f, 0.00030397548f, 0.00014905489f, -0.00025372702f, -0.0005945998f, 0.0010558325f, -0.18210699f, -0.106089875f, 0.062605195f, 0.3375786f, 0.027814249f, 0.10090422f, 0.11929731f, 0.0037652475f, -0.00062093587f, 0.0003679413f, -0.0003765674f, -0.00081430096f, 0.00038692617f, -2.824933e-06f, 0.0011875813f, 0.003066651f, 0.30843896f, -0.069062635f, 0.15455651f, -0.011592581f, -0.104277425f, -0.42381808f, 0.21894251f, -0.04319883f, 0.026660325f, 0.017807346f, -0.06543666f, 0.05623271f, 0.31967515f, 0.24468428f, -0.0024506508f, -0.086858116f, -0.09267083f, 0.07082433f, 0.374198f, -0.000288796f, -4.946857e-05f, 0.00027494787f, 0.0005374383f, -0.001042875f, -0.1821729f, -0.10610351f, 0.06259596f, 0.33758911f, 0.027776657f, -0.100922205f, -0.119359516f, -0.0037240922f, -0.00012759512f, 1.9523322e-05f, -0.00080278504f, -0.00043044586f, 0.0008757038f, 0.0007940185f, 0.00090826023f, -0.003172979f, -0.3085321f, 0.06923975f, -0.15438071f, 0.011642385f, 0.10437233f, 0.42374873f, 0.21896501f, -0.043277834f, 0.026545236f, 0.017833581f, -0.06563162f, 0.056818753f, 0.31953248f, 0.24521863f, -0.0025140056f, -0.087444015f, -0.09290399f, 0.07122484f, 0.37379473f, 0.0005881728f, -0.0008451287f, -0.0006057949f, -0.0003956135f, -0.0001848059f, -0.09208703f, -0.062980205f, 0.3645735f, -0.10481897f, -0.08215675f, 0.022244262f, 0.10825839f, -0.11048346f, 6.246668e-05f, 0.0009706197f, -0.0007415971f, 8.362831e-05f, 0.0009200707f, 0.00039561547f, 0.0011297226f, -0.08858423f, -0.30842906f, -0.08669765f, 0.14570536f, -0.04068641f, -0.3777451f, 0.19730915f, 0.21894775f, 0.0159296f, -0.036732122f, 0.049828924f, 0.038736876f, 0.068877585f, -0.11656552f, -0.052561402f, -0.36115283f, 0.19135395f, 0.23619726f, -0.013476765f, -0.44703352f, -0.00039412445f, 0.0009850402f, 0.00045367886f, 0.00045675345f, 0.0004319007f, -0.092114985f, -0.06294128f, 0.36448333f, -0.10484002f, -0.0822113f, -0.021990128f, -0.108100906f, 0.110781886f, 0.00061291957f, 0.001123764f, -0.0010395396f, 0.0002530511f, -0.00025058218f, -0.00057775335f, 0.0009485866f, 0.08867804f, 0.30818185f, 0.08654179f, -0.14524832f, 0.04097524f, 0.3773277f, -0.19727363f, 0.21892472f, 0.016178029f, -0.03733881f, 0.049914856f, 0.03895527f, 0.068176135f, -0.11726206f, -0.052355673f, -0.3607768f, 0.19025995f, 0.23610581f, -0.013538092f, -0.44553977f
 };
 /* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
- * whose pickup is the interpolated shape at the contact). */
+ * whose pickup is the shape where each force entered, applied with the force). */
 static const float sphere_pickup[1] = {
 0.0f
 };
@@ -167,6 +172,15 @@ typedef struct {
   int strike_pending;
   float strike_velocity;
   int loaded_a, loaded_b, loaded_c; /* the points whose gains are loaded; loaded_a -1: none */
+  /* Where the strikes' force enters: the place latched at the last strike (points and weights);
+   * strike_stale: its gains are to be recomputed (a new strike, or modes switched on or off). */
+  int strike_a, strike_b, strike_c, strike_stale;
+  float strike_wb, strike_wc;
+  /* The place the continuous contacts are heard at (on, triangle, point: only the triangle counts
+   * while on, only the point while off) and their level: a jump of the place fades their force
+   * out at the old place and in at the new one, 5 ms each way (place_step per sample). */
+  int heard_on, heard_triangle;
+  float heard_point, place_level, place_step;
   /* Moving contact: on, triangle, smoothed barycentric weights. */
   int contact_on, contact_triangle;
   float contact_u_target, contact_u, contact_v_target, contact_v;
@@ -211,10 +225,12 @@ typedef struct {
   SPHERE_ALIGN float shape_a[SPHERE_PADDED_MODES]; /* shape at point A, times on */
   SPHERE_ALIGN float shape_b[SPHERE_PADDED_MODES];
   SPHERE_ALIGN float shape_c[SPHERE_PADDED_MODES];
-  SPHERE_ALIGN float pickup[SPHERE_OUTPUTS][SPHERE_PADDED_MODES];
-  SPHERE_ALIGN float gain_a[SPHERE_OUTPUTS][SPHERE_PADDED_MODES]; /* at point A alone */
-  SPHERE_ALIGN float force[SPHERE_BLOCK];     /* momentum of each sample (N s) */
-  SPHERE_ALIGN float weight[SPHERE_BLOCK];    /* of point B */
+  SPHERE_ALIGN float pickup[SPHERE_OUTPUTS][SPHERE_PADDED_MODES]; /* output gain, times on */
+  SPHERE_ALIGN float strike_gain[SPHERE_PADDED_MODES];  /* input gain of the strikes' force */
+  SPHERE_ALIGN float contact_gain[SPHERE_PADDED_MODES]; /* of the continuous force at point A alone */
+  SPHERE_ALIGN float strike_momentum[SPHERE_BLOCK];     /* of the strikes, each sample (N s) */
+  SPHERE_ALIGN float continuous_momentum[SPHERE_BLOCK]; /* of the continuous contacts (N s) */
+  SPHERE_ALIGN float weight[SPHERE_BLOCK];    /* of point B (the continuous contacts' place) */
   SPHERE_ALIGN float weight_c[SPHERE_BLOCK];  /* of point C */
   SPHERE_ALIGN float out_gain[SPHERE_BLOCK];
   int point_a[SPHERE_BLOCK], point_b[SPHERE_BLOCK], point_c[SPHERE_BLOCK]; /* kept apart: no packed key to overflow */
@@ -266,7 +282,14 @@ SPHERE_INLINE void sphere_compute_coefficients(sphere_state* s) {
     s->micro_on[n] = inc < 0.5f ? 1.0f : 0.0f;
     s->micro_inc[n] = inc < 0.5f ? inc : 0.5f;
   }
+  {
+    int l;
+    for (l = 0; l < SPHERE_OUTPUTS; ++l)
+      for (n = 0; n < SPHERE_PADDED_MODES; ++n)
+        s->pickup[l][n] = n < SPHERE_MODES ? s->on[n] * (SPHERE_CONTACT_MIC ? 1.0f : sphere_pickup[(long)l * SPHERE_MODES + n]) : 0.0f;
+  }
   s->loaded_a = -1;
+  s->strike_stale = 1;  /* the input gains carry on */
 }
 
 /* Clears every resonator, the contact models and the smoothers: silence. */
@@ -278,6 +301,12 @@ SPHERE_INLINE void sphere_reset(sphere_state* s) {
   s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
   s->first_sample = 1;
+  s->strike_a = s->strike_b = s->strike_c = 0;
+  s->strike_wb = s->strike_wc = 0.0f;
+  s->strike_stale = 1;
+  s->heard_on = s->heard_triangle = 0;
+  s->heard_point = 0.0f;
+  s->place_level = 1.0f;
   s->contact_force = s->friction = 0.0f;
   for (n = 0; n < 6; ++n) s->fade[n] = 0.0f;
   s->fading = 0;
@@ -347,6 +376,7 @@ SPHERE_INLINE void sphere_prepare(sphere_state* s, float sample_rate_hz) {
   s->friction_target = 0.3f;
   s->input_gain_target = 100.0f;
   s->fade_step = 1.0f / (0.01f * sample_rate_hz);
+  s->place_step = 1.0f / (0.005f * sample_rate_hz);
   s->two_pi_over_sr = 6.28318530717958647692f / sample_rate_hz;
   s->quarter_pi_over_sr = 0.785398163397448309616f / sample_rate_hz;
   s->noise_scale_sr = 4.656613e-10f * sample_rate_hz;
@@ -475,15 +505,18 @@ SPHERE_INLINE float sphere_one_pole(float* y1, float b, float x) {
 }
 
 /* The force (N) of the contact models for one sample, as the Faust program's instrument computes
- * it: each model fades in over 10 ms when selected and out when not (a switch crossfades), and
+ * it, in two parts: the strikes' (impact, hammer, micro-collisions) in *strike, the continuous
+ * contacts' (scrape, roll, live input) returned; they enter the modes at different places (a
+ * strike's is latched at the strike). Each model fades in over 10 ms when selected and out when
+ * not (a switch crossfades), and
  * runs only while its fade is above 0; a model off has its state at rest (0), so here it costs
  * nothing, and it starts again from rest when selected. trig: a strike starts on this sample;
  * in: the live input sample (read by the input model only). The papers and equations are cited
  * at the Faust m2dExcite environment. Size, speed and roughness act at control rate: their
  * coefficients are computed when they change, never per sample. */
-SPHERE_INLINE float sphere_contact_force(sphere_state* s, int trig, float in) {
+SPHERE_INLINE float sphere_contact_forces(sphere_state* s, int trig, float in, float* strike) {
   const float sr = s->sample_rate_hz, p = s->smooth_pole;
-  float raw, impact = 0.0f, force = 0.0f, b, e, env;
+  float raw, impact = 0.0f, force = 0.0f, continuous = 0.0f, b, e, env;
   float* fade = s->fade;
   int k, ramp, since_burst, profile_on;
   s->noise = s->noise * 1103515245u + 12345u;
@@ -622,11 +655,11 @@ SPHERE_INLINE float sphere_contact_force(sphere_state* s, int trig, float in) {
     s->reson_x2 = s->reson_x1; s->reson_x1 = x;
     s->reson_y2 = s->reson_y1; s->reson_y1 = y;
     /* 89.44 N per N of friction force: the level calibration of the Faust profileLevel. */
-    force += 89.44f * fade[SPHERE_EXCITE_SCRAPE] * y * s->friction * s->contact_force;
+    continuous += 89.44f * fade[SPHERE_EXCITE_SCRAPE] * y * s->friction * s->contact_force;
     if (fade[SPHERE_EXCITE_ROLL] > 0.0f) {
       s->roll_lp[0] = b * s->roll_lp[0] + 89.44f * e * y * s->contact_force;
       s->roll_lp[1] = b * s->roll_lp[1] + e * s->roll_lp[0];
-      force += fade[SPHERE_EXCITE_ROLL] * s->roll_lp[1];
+      continuous += fade[SPHERE_EXCITE_ROLL] * s->roll_lp[1];
     } else {
       s->roll_lp[0] = s->roll_lp[1] = 0.0f;
     }
@@ -641,8 +674,16 @@ SPHERE_INLINE float sphere_contact_force(sphere_state* s, int trig, float in) {
     s->roll_lp[0] = s->roll_lp[1] = 0.0f;
     s->rest |= (s->rest & 4) ? 8 : 4;
   }
-  if (fade[SPHERE_EXCITE_INPUT] > 0.0f) force += s->input_gain_target * in * fade[SPHERE_EXCITE_INPUT];  /* not smoothed, as in Faust */
-  return force;
+  if (fade[SPHERE_EXCITE_INPUT] > 0.0f) continuous += s->input_gain_target * in * fade[SPHERE_EXCITE_INPUT];  /* not smoothed, as in Faust */
+  *strike = force;
+  return continuous;
+}
+
+/* The whole force (N) of the contact models for one sample (both parts). */
+SPHERE_INLINE float sphere_contact_force(sphere_state* s, int trig, float in) {
+  float strike;
+  const float continuous = sphere_contact_forces(s, trig, in, &strike);
+  return strike + continuous;
 }
 
 /* Strikes with the held parameters at the next processed sample; velocity is the momentum (N s). */
@@ -661,82 +702,165 @@ SPHERE_INLINE void sphere_strike_at(sphere_state* s, float position, float veloc
   sphere_strike(s, velocity);
 }
 
+/* The contact gains of the points a, b, c (the continuous contacts' place). */
 SPHERE_INLINE void sphere_load_points(sphere_state* s, int point_a, int point_b, int point_c) {
   const float* ea = sphere_excite + (long)point_a * SPHERE_MODES;
   const float* eb = sphere_excite + (long)point_b * SPHERE_MODES;
   const float* ec = sphere_excite + (long)point_c * SPHERE_MODES;
-  int l, n;
+  int n;
   for (n = 0; n < SPHERE_PADDED_MODES; ++n) {
     s->shape_a[n] = n < SPHERE_MODES ? s->on[n] * ea[n] : 0.0f;
     s->shape_b[n] = n < SPHERE_MODES ? s->on[n] * eb[n] : 0.0f;
     s->shape_c[n] = n < SPHERE_MODES ? s->on[n] * ec[n] : 0.0f;
+    s->contact_gain[n] = s->shape_a[n] * (SPHERE_CONTACT_MIC ? s->shape_a[n] : 1.0f);
   }
-  for (l = 0; l < SPHERE_OUTPUTS; ++l)
-    for (n = 0; n < SPHERE_PADDED_MODES; ++n) {
-      s->pickup[l][n] = SPHERE_CONTACT_MIC ? 0.0f : (n < SPHERE_MODES ? sphere_pickup[(long)l * SPHERE_MODES + n] : 0.0f);
-      s->gain_a[l][n] = s->shape_a[n] * (SPHERE_CONTACT_MIC ? s->shape_a[n] : s->pickup[l][n]);
-    }
   s->loaded_a = point_a;
   s->loaded_b = point_b;
   s->loaded_c = point_c;
 }
 
-/* The resonator bank over samples [m0, m1) of the block, accumulated per lane. moving: the
- * weights of points B and C are not all 0, so the shape is interpolated per sample (and, for
- * the contact microphone, squared: excitation and pickup at the same point). */
-SPHERE_INLINE void sphere_run_modes(sphere_state* s, int m0, int m1, int moving) {
-  int base, m, j, l;
-  for (base = 0; base < SPHERE_PADDED_MODES; base += SPHERE_LANES) {
-    float re[SPHERE_LANES], im[SPHERE_LANES], ca[SPHERE_LANES], sb[SPHERE_LANES], kv[SPHERE_LANES];
-    for (j = 0; j < SPHERE_LANES; ++j) {
-      re[j] = s->re[base + j]; im[j] = s->im[base + j];
-      ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
-    }
-    for (m = m0; m < m1; ++m) {
-      const float x = s->force[m];
-      float v[SPHERE_LANES];
+/* The input gains of the strikes' force: every mode's shape at the place latched at the strike
+ * (squared for the contact microphone, which picks each force up where it entered). */
+SPHERE_INLINE void sphere_load_strike_gains(sphere_state* s) {
+  const float* ea = sphere_excite + (long)s->strike_a * SPHERE_MODES;
+  const float* eb = sphere_excite + (long)s->strike_b * SPHERE_MODES;
+  const float* ec = sphere_excite + (long)s->strike_c * SPHERE_MODES;
+  const float wb = s->strike_wb, wc = s->strike_wc;
+  int n;
+  for (n = 0; n < SPHERE_PADDED_MODES; ++n) {
+    const float g = n < SPHERE_MODES ? s->on[n] * (ea[n] + wb * (eb[n] - ea[n]) + wc * (ec[n] - ea[n])) : 0.0f;
+    s->strike_gain[n] = g * (SPHERE_CONTACT_MIC ? g : 1.0f);
+  }
+  s->strike_stale = 0;
+}
+
+/* The modes of lanes [base, base + LANES) over samples [m0, m1), accumulated per lane: each
+ * (re, im) rotates by theta and shrinks by R, the momenta of the strikes and of the continuous
+ * contacts enter re scaled by their gains, and the velocity re - kv im times each output's pickup
+ * is added up. inputs (1: a strike force in the run, 2: a continuous one, 3: both, 0: neither) is
+ * a constant at every call, so each inlined copy computes only the inputs it has. moving: the
+ * weights of points B and C are not all 0, so the continuous contacts' gains are interpolated per
+ * sample (and, for the contact microphone, squared). The gains are copied to the stack: there the
+ * compiler keeps them in registers, where it would reload them from the state after every store
+ * to the accumulators. */
+SPHERE_INLINE void sphere_run_group(sphere_state* s, int base, int m0, int m1, int moving, const int inputs) {
+  float re[SPHERE_LANES], im[SPHERE_LANES], ca[SPHERE_LANES], sb[SPHERE_LANES], kv[SPHERE_LANES];
+  float gs[SPHERE_LANES], gc[SPHERE_LANES], pk[SPHERE_OUTPUTS][SPHERE_LANES];
+  const float* SPHERE_RESTRICT ea = s->shape_a + base;
+  const float* SPHERE_RESTRICT eb = s->shape_b + base;
+  const float* SPHERE_RESTRICT ec = s->shape_c + base;
+  int m, j, l;
+  for (j = 0; j < SPHERE_LANES; ++j) {
+    re[j] = s->re[base + j]; im[j] = s->im[base + j];
+    ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
+    gs[j] = s->strike_gain[base + j]; gc[j] = s->contact_gain[base + j];
+  }
+  for (l = 0; l < SPHERE_OUTPUTS; ++l)
+    for (j = 0; j < SPHERE_LANES; ++j) pk[l][j] = s->pickup[l][base + j];
+  for (m = m0; m < m1; ++m) {
+    const float xs = s->strike_momentum[m], xc = s->continuous_momentum[m];
+    float v[SPHERE_LANES];
+    if ((inputs & 2) && moving) {
+      const float wb = s->weight[m], wc = s->weight_c[m];
       for (j = 0; j < SPHERE_LANES; ++j) {
-        const float next_re = ca[j] * re[j] - sb[j] * im[j] + x;
-        const float next_im = sb[j] * re[j] + ca[j] * im[j];
-        re[j] = next_re;
-        im[j] = next_im;
-        v[j] = next_re - kv[j] * next_im;
-      }
-      if (!moving) {
-        for (l = 0; l < SPHERE_OUTPUTS; ++l) {
-          const float* SPHERE_RESTRICT g = s->gain_a[l] + base;
-          float* SPHERE_RESTRICT acc = s->acc[l][m];
-          if (base == 0) {  /* the first group writes the accumulators, the others add */
-            for (j = 0; j < SPHERE_LANES; ++j) acc[j] = v[j] * g[j];
-          } else {
-            for (j = 0; j < SPHERE_LANES; ++j) acc[j] += v[j] * g[j];
-          }
-        }
-      } else {
-        const float wb = s->weight[m], wc = s->weight_c[m];
-        const float* SPHERE_RESTRICT ea = s->shape_a + base;
-        const float* SPHERE_RESTRICT eb = s->shape_b + base;
-        const float* SPHERE_RESTRICT ec = s->shape_c + base;
-        float shape[SPHERE_LANES];
-        for (j = 0; j < SPHERE_LANES; ++j) shape[j] = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
-        for (l = 0; l < SPHERE_OUTPUTS; ++l) {
-          const float* SPHERE_RESTRICT pk = SPHERE_CONTACT_MIC ? shape : s->pickup[l] + base;
-          float* SPHERE_RESTRICT acc = s->acc[l][m];
-          if (base == 0) {
-            for (j = 0; j < SPHERE_LANES; ++j) acc[j] = v[j] * (shape[j] * pk[j]);
-          } else {
-            for (j = 0; j < SPHERE_LANES; ++j) acc[j] += v[j] * (shape[j] * pk[j]);
-          }
-        }
+        const float g = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
+        gc[j] = g * (SPHERE_CONTACT_MIC ? g : 1.0f);
       }
     }
-    /* Below 1e-20 (400 dB under a unit strike) a mode's state is 0: a decaying mode never runs
-     * on subnormal numbers, whose arithmetic is many times slower on most FPUs, whatever the
-     * host's floating-point mode. */
     for (j = 0; j < SPHERE_LANES; ++j) {
-      s->re[base + j] = fabsf(re[j]) < 1e-20f ? 0.0f : re[j];
-      s->im[base + j] = fabsf(im[j]) < 1e-20f ? 0.0f : im[j];
+      /* The input first, then im, then re: the chain from one sample's state to the next is
+       * one multiply-add deep per term (added last, the input lengthened it by a step). */
+      const float in = inputs == 3 ? xs * gs[j] + xc * gc[j] : (inputs == 1 ? xs * gs[j] : xc * gc[j]);
+      const float next_re = inputs ? ca[j] * re[j] + (in - sb[j] * im[j]) : ca[j] * re[j] - sb[j] * im[j];
+      const float next_im = sb[j] * re[j] + ca[j] * im[j];
+      re[j] = next_re;
+      im[j] = next_im;
+      v[j] = next_re - kv[j] * next_im;
     }
+    for (l = 0; l < SPHERE_OUTPUTS; ++l) {
+      float* SPHERE_RESTRICT acc = s->acc[l][m];
+      if (base == 0) {  /* the first group writes the accumulators, the others add */
+        for (j = 0; j < SPHERE_LANES; ++j) acc[j] = v[j] * pk[l][j];
+      } else {
+        for (j = 0; j < SPHERE_LANES; ++j) acc[j] += v[j] * pk[l][j];
+      }
+    }
+  }
+  /* Below 1e-20 (400 dB under a unit strike) a mode's state is 0: a decaying mode never runs on
+   * subnormal numbers, whose arithmetic is many times slower on most FPUs, whatever the host's
+   * floating-point mode. */
+  for (j = 0; j < SPHERE_LANES; ++j) {
+    s->re[base + j] = fabsf(re[j]) < 1e-20f ? 0.0f : re[j];
+    s->im[base + j] = fabsf(im[j]) < 1e-20f ? 0.0f : im[j];
+  }
+}
+
+/* The resonator bank over samples [m0, m1) of the block (see run_group). */
+SPHERE_INLINE void sphere_run_modes(sphere_state* s, int m0, int m1, int moving, int inputs) {
+  int base;
+  for (base = 0; base < SPHERE_PADDED_MODES; base += SPHERE_LANES) {
+    switch (inputs) {
+      case 0: sphere_run_group(s, base, m0, m1, moving, 0); break;
+      case 1: sphere_run_group(s, base, m0, m1, moving, 1); break;
+      case 2: sphere_run_group(s, base, m0, m1, moving, 2); break;
+      default: sphere_run_group(s, base, m0, m1, moving, 3); break;
+    }
+  }
+}
+
+/* Where a contact is, from the switch on (a moving contact), triangle, point, glide and (u, v):
+ * points a, b, c and the weights of b and c. */
+SPHERE_INLINE void sphere_place(int on, int triangle, float point, float glide, float u, float v, int* a, int* b,
+                                    int* c, float* wb, float* wc) {
+  if (on) {
+    /* Barycentric position over the triangle: (1 - u - v, u, v). */
+    const int* t = sphere_triangle[triangle];
+    const float sum = u + v;
+    const float scale = sum > 1.0f ? sum : 1.0f;
+    *a = t[0];
+    *b = t[1];
+    *c = t[2];
+    *wb = u / scale;
+    *wc = v / scale;
+  } else {
+    int point_a, point_b;
+    float position = point + glide;
+    if (position > (float)(SPHERE_POINTS - 1)) position = (float)(SPHERE_POINTS - 1);
+    if (position < 0.0f) position = 0.0f;
+    point_a = (int)position;
+    if (point_a > SPHERE_POINTS - 2) point_a = SPHERE_POINTS - 2 > 0 ? SPHERE_POINTS - 2 : 0;
+    point_b = point_a + 1 < SPHERE_POINTS ? point_a + 1 : SPHERE_POINTS - 1;
+    *a = point_a;
+    *b = point_b;
+    *c = point_b;
+    *wb = position - (float)point_a;
+    *wc = 0.0f;
+  }
+}
+
+/* The place the continuous contacts are heard at follows the one set (the switch, the triangle
+ * while on, the point while off) through their level: while the two differ the level falls by
+ * place_step per sample; at 0 the heard place jumps, and the level rises again (Faust:
+ * m2dExcite.placeSwitch). Their force, scaled by the level, never has its gains stepped. */
+SPHERE_INLINE int sphere_place_settled(const sphere_state* s) {
+  return s->place_level == 1.0f && s->heard_on == s->contact_on &&
+         s->heard_triangle == (s->contact_on ? s->contact_triangle : 0) && s->heard_point == (s->contact_on ? 0.0f : s->point);
+}
+SPHERE_INLINE void sphere_switch_place(sphere_state* s, int first) {
+  const int on = s->contact_on, triangle = on ? s->contact_triangle : 0;
+  const float point = on ? 0.0f : s->point;
+  const int same = s->heard_on == on && s->heard_triangle == triangle && s->heard_point == point;
+  float level;
+  if (!first && same && s->place_level == 1.0f) return;
+  level = s->place_level + (same ? s->place_step : -s->place_step);
+  level = level < 1.0f ? level : 1.0f;
+  level = 0.0f < level ? level : 0.0f;
+  s->place_level = first ? 1.0f : level;
+  if (first || !(level > 0.0f)) {
+    s->position_changed |= !same;
+    s->heard_on = on;
+    s->heard_triangle = triangle;
+    s->heard_point = point;
   }
 }
 
@@ -753,7 +877,7 @@ SPHERE_INLINE void sphere_process(sphere_state* s, const float* in, float* const
     int count = n - done < SPHERE_BLOCK ? n - done : SPHERE_BLOCK;
     int m, l, j, start, still = 1; /* still: the contact stays where it was over the whole block */
     if (!s->strike_pending && !s->first_sample && !s->first_fade && !s->fading && (s->rest & 15) == 15 &&
-        (s->settled & 255) == 255 && !s->position_changed &&
+        (s->settled & 255) == 255 && !s->position_changed && sphere_place_settled(s) &&
         (s->excitation == SPHERE_EXCITE_INPUT ||
          (s->excitation == SPHERE_EXCITE_IMPACT && s->cache_hardness == s->hardness &&
           s->inv_sample_rate * ((float)s->since / s->cache_contact) >= 1.0f))) {
@@ -769,7 +893,8 @@ SPHERE_INLINE void sphere_process(sphere_state* s, const float* in, float* const
       s->since = s->since < 16777216 - count ? s->since + count : 16777216;
       s->burst_count = s->burst_count > count ? s->burst_count - count : 0;
       for (m = 0; m < count; ++m) {
-        s->force[m] = input_gain * (in ? in[m] : 0.0f) * scale;
+        s->strike_momentum[m] = 0.0f;
+        s->continuous_momentum[m] = input_gain * (in ? in[m] : 0.0f) * scale;
         s->out_gain[m] = out_gain;
       }
       s->point_a[0] = s->at_a;
@@ -780,7 +905,9 @@ SPHERE_INLINE void sphere_process(sphere_state* s, const float* in, float* const
     } else
     /* Per-sample controls, in the order the Faust program computes them. */
     for (m = 0; m < count; ++m) {
+      const int first = s->first_sample;
       int trig = 0;
+      float strike = 0.0f, continuous;
       if (s->first_sample) {
         s->first_sample = 0;
         sphere_apply(s);
@@ -797,42 +924,31 @@ SPHERE_INLINE void sphere_process(sphere_state* s, const float* in, float* const
         s->noise = s->noise * 1103515245u + 12345u;
         s->since = s->since + 1 < 16777216 ? s->since + 1 : 16777216;
         s->burst_count = s->burst_count - 1 > 0 ? s->burst_count - 1 : 0;
-        s->force[m] = s->input_gain_target * (in ? in[m] : 0.0f) * s->inv_sample_rate;
+        continuous = s->input_gain_target * (in ? in[m] : 0.0f);
       } else {
-        s->force[m] = sphere_contact_force(s, trig, in ? in[m] : 0.0f) * s->inv_sample_rate;
+        continuous = sphere_contact_forces(s, trig, in ? in[m] : 0.0f, &strike);
       }
       sphere_smooth(&s->glide, s->glide_target, s->smooth_pole, 1, &s->settled);
       sphere_smooth(&s->gain, s->gain_target, s->smooth_pole, 2, &s->settled);
       sphere_smooth(&s->contact_u, s->contact_u_target, s->smooth_pole, 4, &s->settled);
       sphere_smooth(&s->contact_v, s->contact_v_target, s->smooth_pole, 8, &s->settled);
+      sphere_switch_place(s, first);
       if ((s->settled & 13) != 13 || s->position_changed) {
         s->position_changed = 0;
         still = 0;
-        if (s->contact_on) {
-          /* Barycentric position over the triangle: (1 - u - v, u, v). */
-          const int* t = sphere_triangle[s->contact_triangle];
-          const float sum = s->contact_u + s->contact_v;
-          const float scale = sum > 1.0f ? sum : 1.0f;
-          s->at_a = t[0];
-          s->at_b = t[1];
-          s->at_c = t[2];
-          s->at_wb = s->contact_u / scale;
-          s->at_wc = s->contact_v / scale;
-        } else {
-          int point_a, point_b;
-          float position = s->point + s->glide;
-          if (position > (float)(SPHERE_POINTS - 1)) position = (float)(SPHERE_POINTS - 1);
-          if (position < 0.0f) position = 0.0f;
-          point_a = (int)position;
-          if (point_a > SPHERE_POINTS - 2) point_a = SPHERE_POINTS - 2 > 0 ? SPHERE_POINTS - 2 : 0;
-          point_b = point_a + 1 < SPHERE_POINTS ? point_a + 1 : SPHERE_POINTS - 1;
-          s->at_a = point_a;
-          s->at_b = point_b;
-          s->at_c = point_b;
-          s->at_wb = position - (float)point_a;
-          s->at_wc = 0.0f;
-        }
+        sphere_place(s->heard_on, s->heard_triangle, s->heard_point, s->glide, s->contact_u, s->contact_v, &s->at_a,
+                       &s->at_b, &s->at_c, &s->at_wb, &s->at_wc);
       }
+      if (trig || first) {
+        /* A strike's force enters where the contact is set at its onset (the glide and (u, v) as
+         * set, not yet smoothed), and stays there: the place is latched (as Faust holds it at the
+         * gate's rising edge), the gains follow before the run. */
+        sphere_place(s->contact_on, s->contact_triangle, s->point, s->glide_target, s->contact_u_target,
+                       s->contact_v_target, &s->strike_a, &s->strike_b, &s->strike_c, &s->strike_wb, &s->strike_wc);
+        s->strike_stale = 1;
+      }
+      s->strike_momentum[m] = strike * s->inv_sample_rate;
+      s->continuous_momentum[m] = continuous * s->place_level * s->inv_sample_rate;
       s->point_a[m] = s->at_a;
       s->point_b[m] = s->at_b;
       s->point_c[m] = s->at_c;
@@ -840,19 +956,23 @@ SPHERE_INLINE void sphere_process(sphere_state* s, const float* in, float* const
       s->weight_c[m] = s->at_wc;
       s->out_gain[m] = s->gain * s->level;
     }
+    /* A strike latches its gains at its first sample, which is the block's first (a strike waits
+     * for the next process call). */
+    if (s->strike_stale) sphere_load_strike_gains(s);
     /* Runs of samples with the same points; the per-sample interpolation only where a weight is
-     * not 0. */
+     * not 0, the forces only where they are not 0. */
     start = 0;
     while (start < count) {
-      int end = still ? count : start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f;
+      int end = still ? count : start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f, inputs = 0;
       while (end < count && s->point_a[end] == s->point_a[start] && s->point_b[end] == s->point_b[start] &&
              s->point_c[end] == s->point_c[start]) {
         moving |= s->weight[end] != 0.0f || s->weight_c[end] != 0.0f;
         ++end;
       }
+      for (m = start; m < end; ++m) inputs |= (s->strike_momentum[m] != 0.0f) | (s->continuous_momentum[m] != 0.0f) << 1;
       if (s->loaded_a != s->point_a[start] || s->loaded_b != s->point_b[start] || s->loaded_c != s->point_c[start])
         sphere_load_points(s, s->point_a[start], s->point_b[start], s->point_c[start]);
-      sphere_run_modes(s, start, end, moving);
+      sphere_run_modes(s, start, end, moving, inputs);
       for (m = start; m < end; ++m) {
         for (l = 0; l < SPHERE_OUTPUTS; ++l) {
           /* The lanes summed as a tree (halves added elementwise): the compiler vectorises it,

@@ -30,7 +30,10 @@
  * R sin(theta) keep the pitch of low modes exact in single precision (the direct form's
  * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
  * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
- * sounds the same at any rate. Output one per listener (2), the sound pressure there: each mode's velocity times its radiation gain (O'Brien, Cook & Essl, "Synthesizing Sounds from Physically Based Motion", 2001, eq. 10), without the propagation delay.
+ * sounds the same at any rate. The force enters mode n scaled by the mode's shape where it acts
+ * (a strike's: where the contact was at the strike, latched; a continuous contact's: where the
+ * contact is now), and the output is every mode's velocity times its fixed pickup gain, so moving
+ * the position never re-weights modes that are already ringing. Output one per listener (2), the sound pressure there: each mode's velocity times its radiation gain (O'Brien, Cook & Essl, "Synthesizing Sounds from Physically Based Motion", 2001, eq. 10), without the propagation delay.
  * Levels: every gain carries the normalisation 79.42811755361397 (1 / the largest sum of |gains|
  * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
  * by the gain (default 0.5) and the level TESTBAR_STEREO_LEVEL, chosen so a default strike
@@ -76,7 +79,9 @@
 #define TESTBAR_STEREO_OUTPUTS 2
 #define TESTBAR_STEREO_FUNDAMENTAL_HZ 440.0
 #define TESTBAR_STEREO_TRIANGLES 0
-/* 1: one output, the contact microphone (the pickup is the excitation point itself). */
+/* 1: one output, the contact microphone (the pickup is the excitation point itself: each force is
+ * picked up where it entered, so the shape is applied twice at the input and the output gain is
+ * 1; a microphone that followed the contact would re-weight ringing modes whenever it moved). */
 #define TESTBAR_STEREO_CONTACT_MIC 0
 /* The default output level, and the level that makes the output the sound pressure in Pa (O'Brien, Cook & Essl 2001, eq. 10). */
 #define TESTBAR_STEREO_LEVEL 1.5736738f
@@ -145,7 +150,7 @@ static const float testbar_stereo_excite[TESTBAR_STEREO_POINTS * TESTBAR_STEREO_
 0.106946945f, -0.071297966f, 0.08912245f, 0.053473473f, -0.035648983f, 0.044561226f, 0.026736736f, -0.017824491f, 0.035648983f, 0.0980347f, -0.026736736f, 0.06238572f, 0.053473473f, -0.017824491f, 0.035648983f, 0.026736736f, -0.08021021f, 0.017824491f, 0.071297966f, -0.044561226f, 0.06238572f, 0.035648983f, -0.026736736f, 0.017824491f
 };
 /* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
- * whose pickup is the interpolated shape at the contact). */
+ * whose pickup is the shape where each force entered, applied with the force). */
 static const float testbar_stereo_pickup[16] = {
 4.456123f, 1.7824491f, -2.6736736f, 0.89122456f, 1.7824491f, 0.44561228f, 0.89122456f, 0.1782449f, 2.6736736f, -3.5648983f, 1.7824491f, 1.7824491f, -0.89122456f, 0.89122456f, 0.44561228f, 0.44561228f
 };
@@ -167,6 +172,15 @@ typedef struct {
   int strike_pending;
   float strike_velocity;
   int loaded_a, loaded_b, loaded_c; /* the points whose gains are loaded; loaded_a -1: none */
+  /* Where the strikes' force enters: the place latched at the last strike (points and weights);
+   * strike_stale: its gains are to be recomputed (a new strike, or modes switched on or off). */
+  int strike_a, strike_b, strike_c, strike_stale;
+  float strike_wb, strike_wc;
+  /* The place the continuous contacts are heard at (on, triangle, point: only the triangle counts
+   * while on, only the point while off) and their level: a jump of the place fades their force
+   * out at the old place and in at the new one, 5 ms each way (place_step per sample). */
+  int heard_on, heard_triangle;
+  float heard_point, place_level, place_step;
   /* Moving contact: on, triangle, smoothed barycentric weights. */
   int contact_on, contact_triangle;
   float contact_u_target, contact_u, contact_v_target, contact_v;
@@ -211,10 +225,12 @@ typedef struct {
   TESTBAR_STEREO_ALIGN float shape_a[TESTBAR_STEREO_PADDED_MODES]; /* shape at point A, times on */
   TESTBAR_STEREO_ALIGN float shape_b[TESTBAR_STEREO_PADDED_MODES];
   TESTBAR_STEREO_ALIGN float shape_c[TESTBAR_STEREO_PADDED_MODES];
-  TESTBAR_STEREO_ALIGN float pickup[TESTBAR_STEREO_OUTPUTS][TESTBAR_STEREO_PADDED_MODES];
-  TESTBAR_STEREO_ALIGN float gain_a[TESTBAR_STEREO_OUTPUTS][TESTBAR_STEREO_PADDED_MODES]; /* at point A alone */
-  TESTBAR_STEREO_ALIGN float force[TESTBAR_STEREO_BLOCK];     /* momentum of each sample (N s) */
-  TESTBAR_STEREO_ALIGN float weight[TESTBAR_STEREO_BLOCK];    /* of point B */
+  TESTBAR_STEREO_ALIGN float pickup[TESTBAR_STEREO_OUTPUTS][TESTBAR_STEREO_PADDED_MODES]; /* output gain, times on */
+  TESTBAR_STEREO_ALIGN float strike_gain[TESTBAR_STEREO_PADDED_MODES];  /* input gain of the strikes' force */
+  TESTBAR_STEREO_ALIGN float contact_gain[TESTBAR_STEREO_PADDED_MODES]; /* of the continuous force at point A alone */
+  TESTBAR_STEREO_ALIGN float strike_momentum[TESTBAR_STEREO_BLOCK];     /* of the strikes, each sample (N s) */
+  TESTBAR_STEREO_ALIGN float continuous_momentum[TESTBAR_STEREO_BLOCK]; /* of the continuous contacts (N s) */
+  TESTBAR_STEREO_ALIGN float weight[TESTBAR_STEREO_BLOCK];    /* of point B (the continuous contacts' place) */
   TESTBAR_STEREO_ALIGN float weight_c[TESTBAR_STEREO_BLOCK];  /* of point C */
   TESTBAR_STEREO_ALIGN float out_gain[TESTBAR_STEREO_BLOCK];
   int point_a[TESTBAR_STEREO_BLOCK], point_b[TESTBAR_STEREO_BLOCK], point_c[TESTBAR_STEREO_BLOCK]; /* kept apart: no packed key to overflow */
@@ -266,7 +282,14 @@ TESTBAR_STEREO_INLINE void testbar_stereo_compute_coefficients(testbar_stereo_st
     s->micro_on[n] = inc < 0.5f ? 1.0f : 0.0f;
     s->micro_inc[n] = inc < 0.5f ? inc : 0.5f;
   }
+  {
+    int l;
+    for (l = 0; l < TESTBAR_STEREO_OUTPUTS; ++l)
+      for (n = 0; n < TESTBAR_STEREO_PADDED_MODES; ++n)
+        s->pickup[l][n] = n < TESTBAR_STEREO_MODES ? s->on[n] * (TESTBAR_STEREO_CONTACT_MIC ? 1.0f : testbar_stereo_pickup[(long)l * TESTBAR_STEREO_MODES + n]) : 0.0f;
+  }
   s->loaded_a = -1;
+  s->strike_stale = 1;  /* the input gains carry on */
 }
 
 /* Clears every resonator, the contact models and the smoothers: silence. */
@@ -278,6 +301,12 @@ TESTBAR_STEREO_INLINE void testbar_stereo_reset(testbar_stereo_state* s) {
   s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
   s->first_sample = 1;
+  s->strike_a = s->strike_b = s->strike_c = 0;
+  s->strike_wb = s->strike_wc = 0.0f;
+  s->strike_stale = 1;
+  s->heard_on = s->heard_triangle = 0;
+  s->heard_point = 0.0f;
+  s->place_level = 1.0f;
   s->contact_force = s->friction = 0.0f;
   for (n = 0; n < 6; ++n) s->fade[n] = 0.0f;
   s->fading = 0;
@@ -347,6 +376,7 @@ TESTBAR_STEREO_INLINE void testbar_stereo_prepare(testbar_stereo_state* s, float
   s->friction_target = 0.3f;
   s->input_gain_target = 100.0f;
   s->fade_step = 1.0f / (0.01f * sample_rate_hz);
+  s->place_step = 1.0f / (0.005f * sample_rate_hz);
   s->two_pi_over_sr = 6.28318530717958647692f / sample_rate_hz;
   s->quarter_pi_over_sr = 0.785398163397448309616f / sample_rate_hz;
   s->noise_scale_sr = 4.656613e-10f * sample_rate_hz;
@@ -475,15 +505,18 @@ TESTBAR_STEREO_INLINE float testbar_stereo_one_pole(float* y1, float b, float x)
 }
 
 /* The force (N) of the contact models for one sample, as the Faust program's instrument computes
- * it: each model fades in over 10 ms when selected and out when not (a switch crossfades), and
+ * it, in two parts: the strikes' (impact, hammer, micro-collisions) in *strike, the continuous
+ * contacts' (scrape, roll, live input) returned; they enter the modes at different places (a
+ * strike's is latched at the strike). Each model fades in over 10 ms when selected and out when
+ * not (a switch crossfades), and
  * runs only while its fade is above 0; a model off has its state at rest (0), so here it costs
  * nothing, and it starts again from rest when selected. trig: a strike starts on this sample;
  * in: the live input sample (read by the input model only). The papers and equations are cited
  * at the Faust m2dExcite environment. Size, speed and roughness act at control rate: their
  * coefficients are computed when they change, never per sample. */
-TESTBAR_STEREO_INLINE float testbar_stereo_contact_force(testbar_stereo_state* s, int trig, float in) {
+TESTBAR_STEREO_INLINE float testbar_stereo_contact_forces(testbar_stereo_state* s, int trig, float in, float* strike) {
   const float sr = s->sample_rate_hz, p = s->smooth_pole;
-  float raw, impact = 0.0f, force = 0.0f, b, e, env;
+  float raw, impact = 0.0f, force = 0.0f, continuous = 0.0f, b, e, env;
   float* fade = s->fade;
   int k, ramp, since_burst, profile_on;
   s->noise = s->noise * 1103515245u + 12345u;
@@ -622,11 +655,11 @@ TESTBAR_STEREO_INLINE float testbar_stereo_contact_force(testbar_stereo_state* s
     s->reson_x2 = s->reson_x1; s->reson_x1 = x;
     s->reson_y2 = s->reson_y1; s->reson_y1 = y;
     /* 89.44 N per N of friction force: the level calibration of the Faust profileLevel. */
-    force += 89.44f * fade[TESTBAR_STEREO_EXCITE_SCRAPE] * y * s->friction * s->contact_force;
+    continuous += 89.44f * fade[TESTBAR_STEREO_EXCITE_SCRAPE] * y * s->friction * s->contact_force;
     if (fade[TESTBAR_STEREO_EXCITE_ROLL] > 0.0f) {
       s->roll_lp[0] = b * s->roll_lp[0] + 89.44f * e * y * s->contact_force;
       s->roll_lp[1] = b * s->roll_lp[1] + e * s->roll_lp[0];
-      force += fade[TESTBAR_STEREO_EXCITE_ROLL] * s->roll_lp[1];
+      continuous += fade[TESTBAR_STEREO_EXCITE_ROLL] * s->roll_lp[1];
     } else {
       s->roll_lp[0] = s->roll_lp[1] = 0.0f;
     }
@@ -641,8 +674,16 @@ TESTBAR_STEREO_INLINE float testbar_stereo_contact_force(testbar_stereo_state* s
     s->roll_lp[0] = s->roll_lp[1] = 0.0f;
     s->rest |= (s->rest & 4) ? 8 : 4;
   }
-  if (fade[TESTBAR_STEREO_EXCITE_INPUT] > 0.0f) force += s->input_gain_target * in * fade[TESTBAR_STEREO_EXCITE_INPUT];  /* not smoothed, as in Faust */
-  return force;
+  if (fade[TESTBAR_STEREO_EXCITE_INPUT] > 0.0f) continuous += s->input_gain_target * in * fade[TESTBAR_STEREO_EXCITE_INPUT];  /* not smoothed, as in Faust */
+  *strike = force;
+  return continuous;
+}
+
+/* The whole force (N) of the contact models for one sample (both parts). */
+TESTBAR_STEREO_INLINE float testbar_stereo_contact_force(testbar_stereo_state* s, int trig, float in) {
+  float strike;
+  const float continuous = testbar_stereo_contact_forces(s, trig, in, &strike);
+  return strike + continuous;
 }
 
 /* Strikes with the held parameters at the next processed sample; velocity is the momentum (N s). */
@@ -661,82 +702,165 @@ TESTBAR_STEREO_INLINE void testbar_stereo_strike_at(testbar_stereo_state* s, flo
   testbar_stereo_strike(s, velocity);
 }
 
+/* The contact gains of the points a, b, c (the continuous contacts' place). */
 TESTBAR_STEREO_INLINE void testbar_stereo_load_points(testbar_stereo_state* s, int point_a, int point_b, int point_c) {
   const float* ea = testbar_stereo_excite + (long)point_a * TESTBAR_STEREO_MODES;
   const float* eb = testbar_stereo_excite + (long)point_b * TESTBAR_STEREO_MODES;
   const float* ec = testbar_stereo_excite + (long)point_c * TESTBAR_STEREO_MODES;
-  int l, n;
+  int n;
   for (n = 0; n < TESTBAR_STEREO_PADDED_MODES; ++n) {
     s->shape_a[n] = n < TESTBAR_STEREO_MODES ? s->on[n] * ea[n] : 0.0f;
     s->shape_b[n] = n < TESTBAR_STEREO_MODES ? s->on[n] * eb[n] : 0.0f;
     s->shape_c[n] = n < TESTBAR_STEREO_MODES ? s->on[n] * ec[n] : 0.0f;
+    s->contact_gain[n] = s->shape_a[n] * (TESTBAR_STEREO_CONTACT_MIC ? s->shape_a[n] : 1.0f);
   }
-  for (l = 0; l < TESTBAR_STEREO_OUTPUTS; ++l)
-    for (n = 0; n < TESTBAR_STEREO_PADDED_MODES; ++n) {
-      s->pickup[l][n] = TESTBAR_STEREO_CONTACT_MIC ? 0.0f : (n < TESTBAR_STEREO_MODES ? testbar_stereo_pickup[(long)l * TESTBAR_STEREO_MODES + n] : 0.0f);
-      s->gain_a[l][n] = s->shape_a[n] * (TESTBAR_STEREO_CONTACT_MIC ? s->shape_a[n] : s->pickup[l][n]);
-    }
   s->loaded_a = point_a;
   s->loaded_b = point_b;
   s->loaded_c = point_c;
 }
 
-/* The resonator bank over samples [m0, m1) of the block, accumulated per lane. moving: the
- * weights of points B and C are not all 0, so the shape is interpolated per sample (and, for
- * the contact microphone, squared: excitation and pickup at the same point). */
-TESTBAR_STEREO_INLINE void testbar_stereo_run_modes(testbar_stereo_state* s, int m0, int m1, int moving) {
-  int base, m, j, l;
-  for (base = 0; base < TESTBAR_STEREO_PADDED_MODES; base += TESTBAR_STEREO_LANES) {
-    float re[TESTBAR_STEREO_LANES], im[TESTBAR_STEREO_LANES], ca[TESTBAR_STEREO_LANES], sb[TESTBAR_STEREO_LANES], kv[TESTBAR_STEREO_LANES];
-    for (j = 0; j < TESTBAR_STEREO_LANES; ++j) {
-      re[j] = s->re[base + j]; im[j] = s->im[base + j];
-      ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
-    }
-    for (m = m0; m < m1; ++m) {
-      const float x = s->force[m];
-      float v[TESTBAR_STEREO_LANES];
+/* The input gains of the strikes' force: every mode's shape at the place latched at the strike
+ * (squared for the contact microphone, which picks each force up where it entered). */
+TESTBAR_STEREO_INLINE void testbar_stereo_load_strike_gains(testbar_stereo_state* s) {
+  const float* ea = testbar_stereo_excite + (long)s->strike_a * TESTBAR_STEREO_MODES;
+  const float* eb = testbar_stereo_excite + (long)s->strike_b * TESTBAR_STEREO_MODES;
+  const float* ec = testbar_stereo_excite + (long)s->strike_c * TESTBAR_STEREO_MODES;
+  const float wb = s->strike_wb, wc = s->strike_wc;
+  int n;
+  for (n = 0; n < TESTBAR_STEREO_PADDED_MODES; ++n) {
+    const float g = n < TESTBAR_STEREO_MODES ? s->on[n] * (ea[n] + wb * (eb[n] - ea[n]) + wc * (ec[n] - ea[n])) : 0.0f;
+    s->strike_gain[n] = g * (TESTBAR_STEREO_CONTACT_MIC ? g : 1.0f);
+  }
+  s->strike_stale = 0;
+}
+
+/* The modes of lanes [base, base + LANES) over samples [m0, m1), accumulated per lane: each
+ * (re, im) rotates by theta and shrinks by R, the momenta of the strikes and of the continuous
+ * contacts enter re scaled by their gains, and the velocity re - kv im times each output's pickup
+ * is added up. inputs (1: a strike force in the run, 2: a continuous one, 3: both, 0: neither) is
+ * a constant at every call, so each inlined copy computes only the inputs it has. moving: the
+ * weights of points B and C are not all 0, so the continuous contacts' gains are interpolated per
+ * sample (and, for the contact microphone, squared). The gains are copied to the stack: there the
+ * compiler keeps them in registers, where it would reload them from the state after every store
+ * to the accumulators. */
+TESTBAR_STEREO_INLINE void testbar_stereo_run_group(testbar_stereo_state* s, int base, int m0, int m1, int moving, const int inputs) {
+  float re[TESTBAR_STEREO_LANES], im[TESTBAR_STEREO_LANES], ca[TESTBAR_STEREO_LANES], sb[TESTBAR_STEREO_LANES], kv[TESTBAR_STEREO_LANES];
+  float gs[TESTBAR_STEREO_LANES], gc[TESTBAR_STEREO_LANES], pk[TESTBAR_STEREO_OUTPUTS][TESTBAR_STEREO_LANES];
+  const float* TESTBAR_STEREO_RESTRICT ea = s->shape_a + base;
+  const float* TESTBAR_STEREO_RESTRICT eb = s->shape_b + base;
+  const float* TESTBAR_STEREO_RESTRICT ec = s->shape_c + base;
+  int m, j, l;
+  for (j = 0; j < TESTBAR_STEREO_LANES; ++j) {
+    re[j] = s->re[base + j]; im[j] = s->im[base + j];
+    ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
+    gs[j] = s->strike_gain[base + j]; gc[j] = s->contact_gain[base + j];
+  }
+  for (l = 0; l < TESTBAR_STEREO_OUTPUTS; ++l)
+    for (j = 0; j < TESTBAR_STEREO_LANES; ++j) pk[l][j] = s->pickup[l][base + j];
+  for (m = m0; m < m1; ++m) {
+    const float xs = s->strike_momentum[m], xc = s->continuous_momentum[m];
+    float v[TESTBAR_STEREO_LANES];
+    if ((inputs & 2) && moving) {
+      const float wb = s->weight[m], wc = s->weight_c[m];
       for (j = 0; j < TESTBAR_STEREO_LANES; ++j) {
-        const float next_re = ca[j] * re[j] - sb[j] * im[j] + x;
-        const float next_im = sb[j] * re[j] + ca[j] * im[j];
-        re[j] = next_re;
-        im[j] = next_im;
-        v[j] = next_re - kv[j] * next_im;
-      }
-      if (!moving) {
-        for (l = 0; l < TESTBAR_STEREO_OUTPUTS; ++l) {
-          const float* TESTBAR_STEREO_RESTRICT g = s->gain_a[l] + base;
-          float* TESTBAR_STEREO_RESTRICT acc = s->acc[l][m];
-          if (base == 0) {  /* the first group writes the accumulators, the others add */
-            for (j = 0; j < TESTBAR_STEREO_LANES; ++j) acc[j] = v[j] * g[j];
-          } else {
-            for (j = 0; j < TESTBAR_STEREO_LANES; ++j) acc[j] += v[j] * g[j];
-          }
-        }
-      } else {
-        const float wb = s->weight[m], wc = s->weight_c[m];
-        const float* TESTBAR_STEREO_RESTRICT ea = s->shape_a + base;
-        const float* TESTBAR_STEREO_RESTRICT eb = s->shape_b + base;
-        const float* TESTBAR_STEREO_RESTRICT ec = s->shape_c + base;
-        float shape[TESTBAR_STEREO_LANES];
-        for (j = 0; j < TESTBAR_STEREO_LANES; ++j) shape[j] = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
-        for (l = 0; l < TESTBAR_STEREO_OUTPUTS; ++l) {
-          const float* TESTBAR_STEREO_RESTRICT pk = TESTBAR_STEREO_CONTACT_MIC ? shape : s->pickup[l] + base;
-          float* TESTBAR_STEREO_RESTRICT acc = s->acc[l][m];
-          if (base == 0) {
-            for (j = 0; j < TESTBAR_STEREO_LANES; ++j) acc[j] = v[j] * (shape[j] * pk[j]);
-          } else {
-            for (j = 0; j < TESTBAR_STEREO_LANES; ++j) acc[j] += v[j] * (shape[j] * pk[j]);
-          }
-        }
+        const float g = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
+        gc[j] = g * (TESTBAR_STEREO_CONTACT_MIC ? g : 1.0f);
       }
     }
-    /* Below 1e-20 (400 dB under a unit strike) a mode's state is 0: a decaying mode never runs
-     * on subnormal numbers, whose arithmetic is many times slower on most FPUs, whatever the
-     * host's floating-point mode. */
     for (j = 0; j < TESTBAR_STEREO_LANES; ++j) {
-      s->re[base + j] = fabsf(re[j]) < 1e-20f ? 0.0f : re[j];
-      s->im[base + j] = fabsf(im[j]) < 1e-20f ? 0.0f : im[j];
+      /* The input first, then im, then re: the chain from one sample's state to the next is
+       * one multiply-add deep per term (added last, the input lengthened it by a step). */
+      const float in = inputs == 3 ? xs * gs[j] + xc * gc[j] : (inputs == 1 ? xs * gs[j] : xc * gc[j]);
+      const float next_re = inputs ? ca[j] * re[j] + (in - sb[j] * im[j]) : ca[j] * re[j] - sb[j] * im[j];
+      const float next_im = sb[j] * re[j] + ca[j] * im[j];
+      re[j] = next_re;
+      im[j] = next_im;
+      v[j] = next_re - kv[j] * next_im;
     }
+    for (l = 0; l < TESTBAR_STEREO_OUTPUTS; ++l) {
+      float* TESTBAR_STEREO_RESTRICT acc = s->acc[l][m];
+      if (base == 0) {  /* the first group writes the accumulators, the others add */
+        for (j = 0; j < TESTBAR_STEREO_LANES; ++j) acc[j] = v[j] * pk[l][j];
+      } else {
+        for (j = 0; j < TESTBAR_STEREO_LANES; ++j) acc[j] += v[j] * pk[l][j];
+      }
+    }
+  }
+  /* Below 1e-20 (400 dB under a unit strike) a mode's state is 0: a decaying mode never runs on
+   * subnormal numbers, whose arithmetic is many times slower on most FPUs, whatever the host's
+   * floating-point mode. */
+  for (j = 0; j < TESTBAR_STEREO_LANES; ++j) {
+    s->re[base + j] = fabsf(re[j]) < 1e-20f ? 0.0f : re[j];
+    s->im[base + j] = fabsf(im[j]) < 1e-20f ? 0.0f : im[j];
+  }
+}
+
+/* The resonator bank over samples [m0, m1) of the block (see run_group). */
+TESTBAR_STEREO_INLINE void testbar_stereo_run_modes(testbar_stereo_state* s, int m0, int m1, int moving, int inputs) {
+  int base;
+  for (base = 0; base < TESTBAR_STEREO_PADDED_MODES; base += TESTBAR_STEREO_LANES) {
+    switch (inputs) {
+      case 0: testbar_stereo_run_group(s, base, m0, m1, moving, 0); break;
+      case 1: testbar_stereo_run_group(s, base, m0, m1, moving, 1); break;
+      case 2: testbar_stereo_run_group(s, base, m0, m1, moving, 2); break;
+      default: testbar_stereo_run_group(s, base, m0, m1, moving, 3); break;
+    }
+  }
+}
+
+/* Where a contact is, from the switch on (a moving contact), triangle, point, glide and (u, v):
+ * points a, b, c and the weights of b and c. */
+TESTBAR_STEREO_INLINE void testbar_stereo_place(int on, int triangle, float point, float glide, float u, float v, int* a, int* b,
+                                    int* c, float* wb, float* wc) {
+  if (on) {
+    /* Barycentric position over the triangle: (1 - u - v, u, v). */
+    const int* t = testbar_stereo_triangle[triangle];
+    const float sum = u + v;
+    const float scale = sum > 1.0f ? sum : 1.0f;
+    *a = t[0];
+    *b = t[1];
+    *c = t[2];
+    *wb = u / scale;
+    *wc = v / scale;
+  } else {
+    int point_a, point_b;
+    float position = point + glide;
+    if (position > (float)(TESTBAR_STEREO_POINTS - 1)) position = (float)(TESTBAR_STEREO_POINTS - 1);
+    if (position < 0.0f) position = 0.0f;
+    point_a = (int)position;
+    if (point_a > TESTBAR_STEREO_POINTS - 2) point_a = TESTBAR_STEREO_POINTS - 2 > 0 ? TESTBAR_STEREO_POINTS - 2 : 0;
+    point_b = point_a + 1 < TESTBAR_STEREO_POINTS ? point_a + 1 : TESTBAR_STEREO_POINTS - 1;
+    *a = point_a;
+    *b = point_b;
+    *c = point_b;
+    *wb = position - (float)point_a;
+    *wc = 0.0f;
+  }
+}
+
+/* The place the continuous contacts are heard at follows the one set (the switch, the triangle
+ * while on, the point while off) through their level: while the two differ the level falls by
+ * place_step per sample; at 0 the heard place jumps, and the level rises again (Faust:
+ * m2dExcite.placeSwitch). Their force, scaled by the level, never has its gains stepped. */
+TESTBAR_STEREO_INLINE int testbar_stereo_place_settled(const testbar_stereo_state* s) {
+  return s->place_level == 1.0f && s->heard_on == s->contact_on &&
+         s->heard_triangle == (s->contact_on ? s->contact_triangle : 0) && s->heard_point == (s->contact_on ? 0.0f : s->point);
+}
+TESTBAR_STEREO_INLINE void testbar_stereo_switch_place(testbar_stereo_state* s, int first) {
+  const int on = s->contact_on, triangle = on ? s->contact_triangle : 0;
+  const float point = on ? 0.0f : s->point;
+  const int same = s->heard_on == on && s->heard_triangle == triangle && s->heard_point == point;
+  float level;
+  if (!first && same && s->place_level == 1.0f) return;
+  level = s->place_level + (same ? s->place_step : -s->place_step);
+  level = level < 1.0f ? level : 1.0f;
+  level = 0.0f < level ? level : 0.0f;
+  s->place_level = first ? 1.0f : level;
+  if (first || !(level > 0.0f)) {
+    s->position_changed |= !same;
+    s->heard_on = on;
+    s->heard_triangle = triangle;
+    s->heard_point = point;
   }
 }
 
@@ -753,7 +877,7 @@ TESTBAR_STEREO_INLINE void testbar_stereo_process(testbar_stereo_state* s, const
     int count = n - done < TESTBAR_STEREO_BLOCK ? n - done : TESTBAR_STEREO_BLOCK;
     int m, l, j, start, still = 1; /* still: the contact stays where it was over the whole block */
     if (!s->strike_pending && !s->first_sample && !s->first_fade && !s->fading && (s->rest & 15) == 15 &&
-        (s->settled & 255) == 255 && !s->position_changed &&
+        (s->settled & 255) == 255 && !s->position_changed && testbar_stereo_place_settled(s) &&
         (s->excitation == TESTBAR_STEREO_EXCITE_INPUT ||
          (s->excitation == TESTBAR_STEREO_EXCITE_IMPACT && s->cache_hardness == s->hardness &&
           s->inv_sample_rate * ((float)s->since / s->cache_contact) >= 1.0f))) {
@@ -769,7 +893,8 @@ TESTBAR_STEREO_INLINE void testbar_stereo_process(testbar_stereo_state* s, const
       s->since = s->since < 16777216 - count ? s->since + count : 16777216;
       s->burst_count = s->burst_count > count ? s->burst_count - count : 0;
       for (m = 0; m < count; ++m) {
-        s->force[m] = input_gain * (in ? in[m] : 0.0f) * scale;
+        s->strike_momentum[m] = 0.0f;
+        s->continuous_momentum[m] = input_gain * (in ? in[m] : 0.0f) * scale;
         s->out_gain[m] = out_gain;
       }
       s->point_a[0] = s->at_a;
@@ -780,7 +905,9 @@ TESTBAR_STEREO_INLINE void testbar_stereo_process(testbar_stereo_state* s, const
     } else
     /* Per-sample controls, in the order the Faust program computes them. */
     for (m = 0; m < count; ++m) {
+      const int first = s->first_sample;
       int trig = 0;
+      float strike = 0.0f, continuous;
       if (s->first_sample) {
         s->first_sample = 0;
         testbar_stereo_apply(s);
@@ -797,42 +924,31 @@ TESTBAR_STEREO_INLINE void testbar_stereo_process(testbar_stereo_state* s, const
         s->noise = s->noise * 1103515245u + 12345u;
         s->since = s->since + 1 < 16777216 ? s->since + 1 : 16777216;
         s->burst_count = s->burst_count - 1 > 0 ? s->burst_count - 1 : 0;
-        s->force[m] = s->input_gain_target * (in ? in[m] : 0.0f) * s->inv_sample_rate;
+        continuous = s->input_gain_target * (in ? in[m] : 0.0f);
       } else {
-        s->force[m] = testbar_stereo_contact_force(s, trig, in ? in[m] : 0.0f) * s->inv_sample_rate;
+        continuous = testbar_stereo_contact_forces(s, trig, in ? in[m] : 0.0f, &strike);
       }
       testbar_stereo_smooth(&s->glide, s->glide_target, s->smooth_pole, 1, &s->settled);
       testbar_stereo_smooth(&s->gain, s->gain_target, s->smooth_pole, 2, &s->settled);
       testbar_stereo_smooth(&s->contact_u, s->contact_u_target, s->smooth_pole, 4, &s->settled);
       testbar_stereo_smooth(&s->contact_v, s->contact_v_target, s->smooth_pole, 8, &s->settled);
+      testbar_stereo_switch_place(s, first);
       if ((s->settled & 13) != 13 || s->position_changed) {
         s->position_changed = 0;
         still = 0;
-        if (s->contact_on) {
-          /* Barycentric position over the triangle: (1 - u - v, u, v). */
-          const int* t = testbar_stereo_triangle[s->contact_triangle];
-          const float sum = s->contact_u + s->contact_v;
-          const float scale = sum > 1.0f ? sum : 1.0f;
-          s->at_a = t[0];
-          s->at_b = t[1];
-          s->at_c = t[2];
-          s->at_wb = s->contact_u / scale;
-          s->at_wc = s->contact_v / scale;
-        } else {
-          int point_a, point_b;
-          float position = s->point + s->glide;
-          if (position > (float)(TESTBAR_STEREO_POINTS - 1)) position = (float)(TESTBAR_STEREO_POINTS - 1);
-          if (position < 0.0f) position = 0.0f;
-          point_a = (int)position;
-          if (point_a > TESTBAR_STEREO_POINTS - 2) point_a = TESTBAR_STEREO_POINTS - 2 > 0 ? TESTBAR_STEREO_POINTS - 2 : 0;
-          point_b = point_a + 1 < TESTBAR_STEREO_POINTS ? point_a + 1 : TESTBAR_STEREO_POINTS - 1;
-          s->at_a = point_a;
-          s->at_b = point_b;
-          s->at_c = point_b;
-          s->at_wb = position - (float)point_a;
-          s->at_wc = 0.0f;
-        }
+        testbar_stereo_place(s->heard_on, s->heard_triangle, s->heard_point, s->glide, s->contact_u, s->contact_v, &s->at_a,
+                       &s->at_b, &s->at_c, &s->at_wb, &s->at_wc);
       }
+      if (trig || first) {
+        /* A strike's force enters where the contact is set at its onset (the glide and (u, v) as
+         * set, not yet smoothed), and stays there: the place is latched (as Faust holds it at the
+         * gate's rising edge), the gains follow before the run. */
+        testbar_stereo_place(s->contact_on, s->contact_triangle, s->point, s->glide_target, s->contact_u_target,
+                       s->contact_v_target, &s->strike_a, &s->strike_b, &s->strike_c, &s->strike_wb, &s->strike_wc);
+        s->strike_stale = 1;
+      }
+      s->strike_momentum[m] = strike * s->inv_sample_rate;
+      s->continuous_momentum[m] = continuous * s->place_level * s->inv_sample_rate;
       s->point_a[m] = s->at_a;
       s->point_b[m] = s->at_b;
       s->point_c[m] = s->at_c;
@@ -840,19 +956,23 @@ TESTBAR_STEREO_INLINE void testbar_stereo_process(testbar_stereo_state* s, const
       s->weight_c[m] = s->at_wc;
       s->out_gain[m] = s->gain * s->level;
     }
+    /* A strike latches its gains at its first sample, which is the block's first (a strike waits
+     * for the next process call). */
+    if (s->strike_stale) testbar_stereo_load_strike_gains(s);
     /* Runs of samples with the same points; the per-sample interpolation only where a weight is
-     * not 0. */
+     * not 0, the forces only where they are not 0. */
     start = 0;
     while (start < count) {
-      int end = still ? count : start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f;
+      int end = still ? count : start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f, inputs = 0;
       while (end < count && s->point_a[end] == s->point_a[start] && s->point_b[end] == s->point_b[start] &&
              s->point_c[end] == s->point_c[start]) {
         moving |= s->weight[end] != 0.0f || s->weight_c[end] != 0.0f;
         ++end;
       }
+      for (m = start; m < end; ++m) inputs |= (s->strike_momentum[m] != 0.0f) | (s->continuous_momentum[m] != 0.0f) << 1;
       if (s->loaded_a != s->point_a[start] || s->loaded_b != s->point_b[start] || s->loaded_c != s->point_c[start])
         testbar_stereo_load_points(s, s->point_a[start], s->point_b[start], s->point_c[start]);
-      testbar_stereo_run_modes(s, start, end, moving);
+      testbar_stereo_run_modes(s, start, end, moving, inputs);
       for (m = start; m < end; ++m) {
         for (l = 0; l < TESTBAR_STEREO_OUTPUTS; ++l) {
           /* The lanes summed as a tree (halves added elementwise): the compiler vectorises it,

@@ -30,7 +30,10 @@
  * R sin(theta) keep the pitch of low modes exact in single precision (the direct form's
  * 2R cos(theta) puts a 20 Hz mode at 48 kHz 8 cents flat). Units: the input is a force in
  * newtons; the bank integrates force / SR (the momentum of each sample), so the same force
- * sounds the same at any rate. Output the surface velocity at the struck point along the strike direction (contact microphone).
+ * sounds the same at any rate. The force enters mode n scaled by the mode's shape where it acts
+ * (a strike's: where the contact was at the strike, latched; a continuous contact's: where the
+ * contact is now), and the output is every mode's velocity times its fixed pickup gain, so moving
+ * the position never re-weights modes that are already ringing. Output the surface velocity at the struck point along the strike direction (contact microphone).
  * Levels: every gain carries the normalisation 0.02033444681275874 (1 / the largest sum of |gains|
  * over points and outputs), so a 1 N s strike starts at most at 1; process() multiplies the bank
  * by the gain (default 0.5) and the level VIBRAPHONE_BAR_LEVEL, chosen so a default strike
@@ -76,7 +79,9 @@
 #define VIBRAPHONE_BAR_OUTPUTS 1
 #define VIBRAPHONE_BAR_FUNDAMENTAL_HZ 232.779
 #define VIBRAPHONE_BAR_TRIANGLES 0
-/* 1: one output, the contact microphone (the pickup is the excitation point itself). */
+/* 1: one output, the contact microphone (the pickup is the excitation point itself: each force is
+ * picked up where it entered, so the shape is applied twice at the input and the output gain is
+ * 1; a microphone that followed the contact would re-weight ringing modes whenever it moved). */
 #define VIBRAPHONE_BAR_CONTACT_MIC 1
 /* The default output level, and the level that makes the output the surface velocity in m/s. */
 #define VIBRAPHONE_BAR_LEVEL 7.8571115f
@@ -145,7 +150,7 @@ static const float vibraphone_bar_excite[VIBRAPHONE_BAR_POINTS * VIBRAPHONE_BAR_
 -0.013505f, 0.0055886125f, -0.003021754f, -0.056724448f, -0.016804079f, -0.009921878f, 0.005084649f, 0.031297572f, -0.07295428f, 0.10954674f, 0.120561376f, 0.00018157168f, -0.005603292f, -0.0018249366f, 0.07590922f, -0.00059519405f, 0.0068571274f, -0.04362769f, -0.00247286f, 0.011187127f, -0.0015083395f, 0.099783815f, -0.001089955f, -0.0027351307f, -0.00030911117f, 0.14708458f, 5.965973e-05f, -0.013506827f, 0.0055767437f, 0.0030440493f, 0.056742094f, -0.016705858f, 0.009987134f, -0.0051455717f, 0.031274103f, -0.07293929f, 0.1095708f, 0.12053838f, -6.32656e-05f, 0.005659951f, -0.001840094f, -0.07558734f, -0.0060135922f, -0.0071155f, 0.043660816f, 0.005804744f, 0.009465789f, -0.00033529996f, 0.09983491f, 0.0017025768f, -0.0025392454f, -0.0010861185f, -0.14700747f, -0.0022578808f, 0.25692177f, 0.0002735196f, -5.4630713e-05f, 0.023963673f, 0.38620934f, -0.1498001f, -0.00030461187f, -0.0048495973f, -0.007029264f, 0.2894167f, -0.17308672f, -0.120577775f, 0.00030200838f, -0.011686522f, 0.055431426f, 0.3296203f, -0.5188617f, 0.047203362f, 0.0024494696f, 0.0067940033f, -0.011906884f, -0.0037987153f, -0.13121408f, 0.32236686f, -0.35893485f, 0.00094751595f, 0.0007772559f, -1.035266e-06f, -0.0069877473f, -8.941155e-06f, 0.04695354f, 0.00012235325f, 0.008941564f, 1.8878989e-06f, -0.058412928f, 0.13194577f, -0.0015087933f, -0.004566861f, 0.0015810792f, 0.00029712162f, 0.0067793196f, -0.11366027f, -0.0035726037f, -0.010549712f, 0.066860154f, -0.0005974717f, -0.005533074f, 0.00052208477f, -0.06094078f, 0.0037980943f, 0.0001868835f, -0.00037028792f, -0.032217942f, 4.757873e-05f, -1.6951938e-06f, -0.0069720675f, 6.222963e-07f, -0.046935897f, 0.00010085433f, -0.009059873f, 0.0001396781f, -0.05825605f, 0.13199866f, -0.0014524721f, -0.004591495f, -0.0014523626f, -6.425569e-05f, 0.006925051f, 0.11345206f, 0.0039348607f, 0.010889894f, -0.0669927f, -0.0016684718f, -0.0053120935f, 0.0008232175f, -0.060814817f, -0.0035230226f, 0.00036800007f, -0.00019293472f, 0.0320373f, -0.0003407195f, -2.0305931e-06f, -0.0014077489f, -5.2123887e-06f, 0.14118083f, 0.0003383921f, 0.027878717f, 0.00012292004f, 0.08014494f, -0.16824055f, -0.009338477f, -0.008288626f, 0.00604989f, 1.3436732e-05f, -0.014626783f, 0.004678353f, 5.5704346e-05f, 0.0006082451f, -0.000569825f, -0.00508263f, -0.024660053f, 0.0014183152f, -0.18012358f, 0.003690881f, -0.0014130428f, 0.0016400384f, 0.038836587f, 0.0013596874f, -4.719096e-06f, -0.0014079203f, -3.1534215e-05f, -0.1411921f, 8.408627e-05f, -0.027823618f, -4.138006e-05f, 0.08033677f, -0.16821662f, -0.009082028f, -0.008508633f, -0.00631187f, 0.00011592875f, -0.014462327f, -0.0043767598f, 0.00048460852f, -2.0546438e-05f, 0.0012038946f, -0.004320368f, -0.024329698f, 0.0028231768f, -0.18042628f, -0.0049156444f, -0.0015463204f, 0.002295472f, -0.039211936f, -0.00083535066f, 2.2030022e-06f, 0.0080126105f, 1.1887463e-05f, 0.024836652f, 9.579211e-05f, 0.005906323f, -8.0676386e-05f, 0.025425572f, -0.06052389f, -0.0031708775f, -0.0025178168f, 0.0015676259f, 0.00023574094f, 0.00065575034f, 0.095211744f, 0.0034298804f, 0.008478567f, -0.052995425f, 0.0033230367f, 0.014525643f, -0.0013334339f, 0.12335814f, -0.00015841395f, 0.0013428554f, -0.0005308567f, -0.025162686f, -0.0005852094f
 };
 /* Normalised pickup gain of mode n at output l: [l * MODES + n] (unused by a contact microphone,
- * whose pickup is the interpolated shape at the contact). */
+ * whose pickup is the shape where each force entered, applied with the force). */
 static const float vibraphone_bar_pickup[1] = {
 0.0f
 };
@@ -167,6 +172,15 @@ typedef struct {
   int strike_pending;
   float strike_velocity;
   int loaded_a, loaded_b, loaded_c; /* the points whose gains are loaded; loaded_a -1: none */
+  /* Where the strikes' force enters: the place latched at the last strike (points and weights);
+   * strike_stale: its gains are to be recomputed (a new strike, or modes switched on or off). */
+  int strike_a, strike_b, strike_c, strike_stale;
+  float strike_wb, strike_wc;
+  /* The place the continuous contacts are heard at (on, triangle, point: only the triangle counts
+   * while on, only the point while off) and their level: a jump of the place fades their force
+   * out at the old place and in at the new one, 5 ms each way (place_step per sample). */
+  int heard_on, heard_triangle;
+  float heard_point, place_level, place_step;
   /* Moving contact: on, triangle, smoothed barycentric weights. */
   int contact_on, contact_triangle;
   float contact_u_target, contact_u, contact_v_target, contact_v;
@@ -211,10 +225,12 @@ typedef struct {
   VIBRAPHONE_BAR_ALIGN float shape_a[VIBRAPHONE_BAR_PADDED_MODES]; /* shape at point A, times on */
   VIBRAPHONE_BAR_ALIGN float shape_b[VIBRAPHONE_BAR_PADDED_MODES];
   VIBRAPHONE_BAR_ALIGN float shape_c[VIBRAPHONE_BAR_PADDED_MODES];
-  VIBRAPHONE_BAR_ALIGN float pickup[VIBRAPHONE_BAR_OUTPUTS][VIBRAPHONE_BAR_PADDED_MODES];
-  VIBRAPHONE_BAR_ALIGN float gain_a[VIBRAPHONE_BAR_OUTPUTS][VIBRAPHONE_BAR_PADDED_MODES]; /* at point A alone */
-  VIBRAPHONE_BAR_ALIGN float force[VIBRAPHONE_BAR_BLOCK];     /* momentum of each sample (N s) */
-  VIBRAPHONE_BAR_ALIGN float weight[VIBRAPHONE_BAR_BLOCK];    /* of point B */
+  VIBRAPHONE_BAR_ALIGN float pickup[VIBRAPHONE_BAR_OUTPUTS][VIBRAPHONE_BAR_PADDED_MODES]; /* output gain, times on */
+  VIBRAPHONE_BAR_ALIGN float strike_gain[VIBRAPHONE_BAR_PADDED_MODES];  /* input gain of the strikes' force */
+  VIBRAPHONE_BAR_ALIGN float contact_gain[VIBRAPHONE_BAR_PADDED_MODES]; /* of the continuous force at point A alone */
+  VIBRAPHONE_BAR_ALIGN float strike_momentum[VIBRAPHONE_BAR_BLOCK];     /* of the strikes, each sample (N s) */
+  VIBRAPHONE_BAR_ALIGN float continuous_momentum[VIBRAPHONE_BAR_BLOCK]; /* of the continuous contacts (N s) */
+  VIBRAPHONE_BAR_ALIGN float weight[VIBRAPHONE_BAR_BLOCK];    /* of point B (the continuous contacts' place) */
   VIBRAPHONE_BAR_ALIGN float weight_c[VIBRAPHONE_BAR_BLOCK];  /* of point C */
   VIBRAPHONE_BAR_ALIGN float out_gain[VIBRAPHONE_BAR_BLOCK];
   int point_a[VIBRAPHONE_BAR_BLOCK], point_b[VIBRAPHONE_BAR_BLOCK], point_c[VIBRAPHONE_BAR_BLOCK]; /* kept apart: no packed key to overflow */
@@ -266,7 +282,14 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_compute_coefficients(vibraphone_bar_st
     s->micro_on[n] = inc < 0.5f ? 1.0f : 0.0f;
     s->micro_inc[n] = inc < 0.5f ? inc : 0.5f;
   }
+  {
+    int l;
+    for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l)
+      for (n = 0; n < VIBRAPHONE_BAR_PADDED_MODES; ++n)
+        s->pickup[l][n] = n < VIBRAPHONE_BAR_MODES ? s->on[n] * (VIBRAPHONE_BAR_CONTACT_MIC ? 1.0f : vibraphone_bar_pickup[(long)l * VIBRAPHONE_BAR_MODES + n]) : 0.0f;
+  }
   s->loaded_a = -1;
+  s->strike_stale = 1;  /* the input gains carry on */
 }
 
 /* Clears every resonator, the contact models and the smoothers: silence. */
@@ -278,6 +301,12 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_reset(vibraphone_bar_state* s) {
   s->contact_u = s->contact_v = 0.0f;
   s->strike_pending = 0;
   s->first_sample = 1;
+  s->strike_a = s->strike_b = s->strike_c = 0;
+  s->strike_wb = s->strike_wc = 0.0f;
+  s->strike_stale = 1;
+  s->heard_on = s->heard_triangle = 0;
+  s->heard_point = 0.0f;
+  s->place_level = 1.0f;
   s->contact_force = s->friction = 0.0f;
   for (n = 0; n < 6; ++n) s->fade[n] = 0.0f;
   s->fading = 0;
@@ -347,6 +376,7 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_prepare(vibraphone_bar_state* s, float
   s->friction_target = 0.3f;
   s->input_gain_target = 100.0f;
   s->fade_step = 1.0f / (0.01f * sample_rate_hz);
+  s->place_step = 1.0f / (0.005f * sample_rate_hz);
   s->two_pi_over_sr = 6.28318530717958647692f / sample_rate_hz;
   s->quarter_pi_over_sr = 0.785398163397448309616f / sample_rate_hz;
   s->noise_scale_sr = 4.656613e-10f * sample_rate_hz;
@@ -475,15 +505,18 @@ VIBRAPHONE_BAR_INLINE float vibraphone_bar_one_pole(float* y1, float b, float x)
 }
 
 /* The force (N) of the contact models for one sample, as the Faust program's instrument computes
- * it: each model fades in over 10 ms when selected and out when not (a switch crossfades), and
+ * it, in two parts: the strikes' (impact, hammer, micro-collisions) in *strike, the continuous
+ * contacts' (scrape, roll, live input) returned; they enter the modes at different places (a
+ * strike's is latched at the strike). Each model fades in over 10 ms when selected and out when
+ * not (a switch crossfades), and
  * runs only while its fade is above 0; a model off has its state at rest (0), so here it costs
  * nothing, and it starts again from rest when selected. trig: a strike starts on this sample;
  * in: the live input sample (read by the input model only). The papers and equations are cited
  * at the Faust m2dExcite environment. Size, speed and roughness act at control rate: their
  * coefficients are computed when they change, never per sample. */
-VIBRAPHONE_BAR_INLINE float vibraphone_bar_contact_force(vibraphone_bar_state* s, int trig, float in) {
+VIBRAPHONE_BAR_INLINE float vibraphone_bar_contact_forces(vibraphone_bar_state* s, int trig, float in, float* strike) {
   const float sr = s->sample_rate_hz, p = s->smooth_pole;
-  float raw, impact = 0.0f, force = 0.0f, b, e, env;
+  float raw, impact = 0.0f, force = 0.0f, continuous = 0.0f, b, e, env;
   float* fade = s->fade;
   int k, ramp, since_burst, profile_on;
   s->noise = s->noise * 1103515245u + 12345u;
@@ -622,11 +655,11 @@ VIBRAPHONE_BAR_INLINE float vibraphone_bar_contact_force(vibraphone_bar_state* s
     s->reson_x2 = s->reson_x1; s->reson_x1 = x;
     s->reson_y2 = s->reson_y1; s->reson_y1 = y;
     /* 89.44 N per N of friction force: the level calibration of the Faust profileLevel. */
-    force += 89.44f * fade[VIBRAPHONE_BAR_EXCITE_SCRAPE] * y * s->friction * s->contact_force;
+    continuous += 89.44f * fade[VIBRAPHONE_BAR_EXCITE_SCRAPE] * y * s->friction * s->contact_force;
     if (fade[VIBRAPHONE_BAR_EXCITE_ROLL] > 0.0f) {
       s->roll_lp[0] = b * s->roll_lp[0] + 89.44f * e * y * s->contact_force;
       s->roll_lp[1] = b * s->roll_lp[1] + e * s->roll_lp[0];
-      force += fade[VIBRAPHONE_BAR_EXCITE_ROLL] * s->roll_lp[1];
+      continuous += fade[VIBRAPHONE_BAR_EXCITE_ROLL] * s->roll_lp[1];
     } else {
       s->roll_lp[0] = s->roll_lp[1] = 0.0f;
     }
@@ -641,8 +674,16 @@ VIBRAPHONE_BAR_INLINE float vibraphone_bar_contact_force(vibraphone_bar_state* s
     s->roll_lp[0] = s->roll_lp[1] = 0.0f;
     s->rest |= (s->rest & 4) ? 8 : 4;
   }
-  if (fade[VIBRAPHONE_BAR_EXCITE_INPUT] > 0.0f) force += s->input_gain_target * in * fade[VIBRAPHONE_BAR_EXCITE_INPUT];  /* not smoothed, as in Faust */
-  return force;
+  if (fade[VIBRAPHONE_BAR_EXCITE_INPUT] > 0.0f) continuous += s->input_gain_target * in * fade[VIBRAPHONE_BAR_EXCITE_INPUT];  /* not smoothed, as in Faust */
+  *strike = force;
+  return continuous;
+}
+
+/* The whole force (N) of the contact models for one sample (both parts). */
+VIBRAPHONE_BAR_INLINE float vibraphone_bar_contact_force(vibraphone_bar_state* s, int trig, float in) {
+  float strike;
+  const float continuous = vibraphone_bar_contact_forces(s, trig, in, &strike);
+  return strike + continuous;
 }
 
 /* Strikes with the held parameters at the next processed sample; velocity is the momentum (N s). */
@@ -661,82 +702,165 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_strike_at(vibraphone_bar_state* s, flo
   vibraphone_bar_strike(s, velocity);
 }
 
+/* The contact gains of the points a, b, c (the continuous contacts' place). */
 VIBRAPHONE_BAR_INLINE void vibraphone_bar_load_points(vibraphone_bar_state* s, int point_a, int point_b, int point_c) {
   const float* ea = vibraphone_bar_excite + (long)point_a * VIBRAPHONE_BAR_MODES;
   const float* eb = vibraphone_bar_excite + (long)point_b * VIBRAPHONE_BAR_MODES;
   const float* ec = vibraphone_bar_excite + (long)point_c * VIBRAPHONE_BAR_MODES;
-  int l, n;
+  int n;
   for (n = 0; n < VIBRAPHONE_BAR_PADDED_MODES; ++n) {
     s->shape_a[n] = n < VIBRAPHONE_BAR_MODES ? s->on[n] * ea[n] : 0.0f;
     s->shape_b[n] = n < VIBRAPHONE_BAR_MODES ? s->on[n] * eb[n] : 0.0f;
     s->shape_c[n] = n < VIBRAPHONE_BAR_MODES ? s->on[n] * ec[n] : 0.0f;
+    s->contact_gain[n] = s->shape_a[n] * (VIBRAPHONE_BAR_CONTACT_MIC ? s->shape_a[n] : 1.0f);
   }
-  for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l)
-    for (n = 0; n < VIBRAPHONE_BAR_PADDED_MODES; ++n) {
-      s->pickup[l][n] = VIBRAPHONE_BAR_CONTACT_MIC ? 0.0f : (n < VIBRAPHONE_BAR_MODES ? vibraphone_bar_pickup[(long)l * VIBRAPHONE_BAR_MODES + n] : 0.0f);
-      s->gain_a[l][n] = s->shape_a[n] * (VIBRAPHONE_BAR_CONTACT_MIC ? s->shape_a[n] : s->pickup[l][n]);
-    }
   s->loaded_a = point_a;
   s->loaded_b = point_b;
   s->loaded_c = point_c;
 }
 
-/* The resonator bank over samples [m0, m1) of the block, accumulated per lane. moving: the
- * weights of points B and C are not all 0, so the shape is interpolated per sample (and, for
- * the contact microphone, squared: excitation and pickup at the same point). */
-VIBRAPHONE_BAR_INLINE void vibraphone_bar_run_modes(vibraphone_bar_state* s, int m0, int m1, int moving) {
-  int base, m, j, l;
-  for (base = 0; base < VIBRAPHONE_BAR_PADDED_MODES; base += VIBRAPHONE_BAR_LANES) {
-    float re[VIBRAPHONE_BAR_LANES], im[VIBRAPHONE_BAR_LANES], ca[VIBRAPHONE_BAR_LANES], sb[VIBRAPHONE_BAR_LANES], kv[VIBRAPHONE_BAR_LANES];
-    for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) {
-      re[j] = s->re[base + j]; im[j] = s->im[base + j];
-      ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
-    }
-    for (m = m0; m < m1; ++m) {
-      const float x = s->force[m];
-      float v[VIBRAPHONE_BAR_LANES];
+/* The input gains of the strikes' force: every mode's shape at the place latched at the strike
+ * (squared for the contact microphone, which picks each force up where it entered). */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_load_strike_gains(vibraphone_bar_state* s) {
+  const float* ea = vibraphone_bar_excite + (long)s->strike_a * VIBRAPHONE_BAR_MODES;
+  const float* eb = vibraphone_bar_excite + (long)s->strike_b * VIBRAPHONE_BAR_MODES;
+  const float* ec = vibraphone_bar_excite + (long)s->strike_c * VIBRAPHONE_BAR_MODES;
+  const float wb = s->strike_wb, wc = s->strike_wc;
+  int n;
+  for (n = 0; n < VIBRAPHONE_BAR_PADDED_MODES; ++n) {
+    const float g = n < VIBRAPHONE_BAR_MODES ? s->on[n] * (ea[n] + wb * (eb[n] - ea[n]) + wc * (ec[n] - ea[n])) : 0.0f;
+    s->strike_gain[n] = g * (VIBRAPHONE_BAR_CONTACT_MIC ? g : 1.0f);
+  }
+  s->strike_stale = 0;
+}
+
+/* The modes of lanes [base, base + LANES) over samples [m0, m1), accumulated per lane: each
+ * (re, im) rotates by theta and shrinks by R, the momenta of the strikes and of the continuous
+ * contacts enter re scaled by their gains, and the velocity re - kv im times each output's pickup
+ * is added up. inputs (1: a strike force in the run, 2: a continuous one, 3: both, 0: neither) is
+ * a constant at every call, so each inlined copy computes only the inputs it has. moving: the
+ * weights of points B and C are not all 0, so the continuous contacts' gains are interpolated per
+ * sample (and, for the contact microphone, squared). The gains are copied to the stack: there the
+ * compiler keeps them in registers, where it would reload them from the state after every store
+ * to the accumulators. */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_run_group(vibraphone_bar_state* s, int base, int m0, int m1, int moving, const int inputs) {
+  float re[VIBRAPHONE_BAR_LANES], im[VIBRAPHONE_BAR_LANES], ca[VIBRAPHONE_BAR_LANES], sb[VIBRAPHONE_BAR_LANES], kv[VIBRAPHONE_BAR_LANES];
+  float gs[VIBRAPHONE_BAR_LANES], gc[VIBRAPHONE_BAR_LANES], pk[VIBRAPHONE_BAR_OUTPUTS][VIBRAPHONE_BAR_LANES];
+  const float* VIBRAPHONE_BAR_RESTRICT ea = s->shape_a + base;
+  const float* VIBRAPHONE_BAR_RESTRICT eb = s->shape_b + base;
+  const float* VIBRAPHONE_BAR_RESTRICT ec = s->shape_c + base;
+  int m, j, l;
+  for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) {
+    re[j] = s->re[base + j]; im[j] = s->im[base + j];
+    ca[j] = s->ca[base + j]; sb[j] = s->sb[base + j]; kv[j] = s->kv[base + j];
+    gs[j] = s->strike_gain[base + j]; gc[j] = s->contact_gain[base + j];
+  }
+  for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l)
+    for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) pk[l][j] = s->pickup[l][base + j];
+  for (m = m0; m < m1; ++m) {
+    const float xs = s->strike_momentum[m], xc = s->continuous_momentum[m];
+    float v[VIBRAPHONE_BAR_LANES];
+    if ((inputs & 2) && moving) {
+      const float wb = s->weight[m], wc = s->weight_c[m];
       for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) {
-        const float next_re = ca[j] * re[j] - sb[j] * im[j] + x;
-        const float next_im = sb[j] * re[j] + ca[j] * im[j];
-        re[j] = next_re;
-        im[j] = next_im;
-        v[j] = next_re - kv[j] * next_im;
-      }
-      if (!moving) {
-        for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l) {
-          const float* VIBRAPHONE_BAR_RESTRICT g = s->gain_a[l] + base;
-          float* VIBRAPHONE_BAR_RESTRICT acc = s->acc[l][m];
-          if (base == 0) {  /* the first group writes the accumulators, the others add */
-            for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc[j] = v[j] * g[j];
-          } else {
-            for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc[j] += v[j] * g[j];
-          }
-        }
-      } else {
-        const float wb = s->weight[m], wc = s->weight_c[m];
-        const float* VIBRAPHONE_BAR_RESTRICT ea = s->shape_a + base;
-        const float* VIBRAPHONE_BAR_RESTRICT eb = s->shape_b + base;
-        const float* VIBRAPHONE_BAR_RESTRICT ec = s->shape_c + base;
-        float shape[VIBRAPHONE_BAR_LANES];
-        for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) shape[j] = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
-        for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l) {
-          const float* VIBRAPHONE_BAR_RESTRICT pk = VIBRAPHONE_BAR_CONTACT_MIC ? shape : s->pickup[l] + base;
-          float* VIBRAPHONE_BAR_RESTRICT acc = s->acc[l][m];
-          if (base == 0) {
-            for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc[j] = v[j] * (shape[j] * pk[j]);
-          } else {
-            for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc[j] += v[j] * (shape[j] * pk[j]);
-          }
-        }
+        const float g = ea[j] + wb * (eb[j] - ea[j]) + wc * (ec[j] - ea[j]);
+        gc[j] = g * (VIBRAPHONE_BAR_CONTACT_MIC ? g : 1.0f);
       }
     }
-    /* Below 1e-20 (400 dB under a unit strike) a mode's state is 0: a decaying mode never runs
-     * on subnormal numbers, whose arithmetic is many times slower on most FPUs, whatever the
-     * host's floating-point mode. */
     for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) {
-      s->re[base + j] = fabsf(re[j]) < 1e-20f ? 0.0f : re[j];
-      s->im[base + j] = fabsf(im[j]) < 1e-20f ? 0.0f : im[j];
+      /* The input first, then im, then re: the chain from one sample's state to the next is
+       * one multiply-add deep per term (added last, the input lengthened it by a step). */
+      const float in = inputs == 3 ? xs * gs[j] + xc * gc[j] : (inputs == 1 ? xs * gs[j] : xc * gc[j]);
+      const float next_re = inputs ? ca[j] * re[j] + (in - sb[j] * im[j]) : ca[j] * re[j] - sb[j] * im[j];
+      const float next_im = sb[j] * re[j] + ca[j] * im[j];
+      re[j] = next_re;
+      im[j] = next_im;
+      v[j] = next_re - kv[j] * next_im;
     }
+    for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l) {
+      float* VIBRAPHONE_BAR_RESTRICT acc = s->acc[l][m];
+      if (base == 0) {  /* the first group writes the accumulators, the others add */
+        for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc[j] = v[j] * pk[l][j];
+      } else {
+        for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) acc[j] += v[j] * pk[l][j];
+      }
+    }
+  }
+  /* Below 1e-20 (400 dB under a unit strike) a mode's state is 0: a decaying mode never runs on
+   * subnormal numbers, whose arithmetic is many times slower on most FPUs, whatever the host's
+   * floating-point mode. */
+  for (j = 0; j < VIBRAPHONE_BAR_LANES; ++j) {
+    s->re[base + j] = fabsf(re[j]) < 1e-20f ? 0.0f : re[j];
+    s->im[base + j] = fabsf(im[j]) < 1e-20f ? 0.0f : im[j];
+  }
+}
+
+/* The resonator bank over samples [m0, m1) of the block (see run_group). */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_run_modes(vibraphone_bar_state* s, int m0, int m1, int moving, int inputs) {
+  int base;
+  for (base = 0; base < VIBRAPHONE_BAR_PADDED_MODES; base += VIBRAPHONE_BAR_LANES) {
+    switch (inputs) {
+      case 0: vibraphone_bar_run_group(s, base, m0, m1, moving, 0); break;
+      case 1: vibraphone_bar_run_group(s, base, m0, m1, moving, 1); break;
+      case 2: vibraphone_bar_run_group(s, base, m0, m1, moving, 2); break;
+      default: vibraphone_bar_run_group(s, base, m0, m1, moving, 3); break;
+    }
+  }
+}
+
+/* Where a contact is, from the switch on (a moving contact), triangle, point, glide and (u, v):
+ * points a, b, c and the weights of b and c. */
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_place(int on, int triangle, float point, float glide, float u, float v, int* a, int* b,
+                                    int* c, float* wb, float* wc) {
+  if (on) {
+    /* Barycentric position over the triangle: (1 - u - v, u, v). */
+    const int* t = vibraphone_bar_triangle[triangle];
+    const float sum = u + v;
+    const float scale = sum > 1.0f ? sum : 1.0f;
+    *a = t[0];
+    *b = t[1];
+    *c = t[2];
+    *wb = u / scale;
+    *wc = v / scale;
+  } else {
+    int point_a, point_b;
+    float position = point + glide;
+    if (position > (float)(VIBRAPHONE_BAR_POINTS - 1)) position = (float)(VIBRAPHONE_BAR_POINTS - 1);
+    if (position < 0.0f) position = 0.0f;
+    point_a = (int)position;
+    if (point_a > VIBRAPHONE_BAR_POINTS - 2) point_a = VIBRAPHONE_BAR_POINTS - 2 > 0 ? VIBRAPHONE_BAR_POINTS - 2 : 0;
+    point_b = point_a + 1 < VIBRAPHONE_BAR_POINTS ? point_a + 1 : VIBRAPHONE_BAR_POINTS - 1;
+    *a = point_a;
+    *b = point_b;
+    *c = point_b;
+    *wb = position - (float)point_a;
+    *wc = 0.0f;
+  }
+}
+
+/* The place the continuous contacts are heard at follows the one set (the switch, the triangle
+ * while on, the point while off) through their level: while the two differ the level falls by
+ * place_step per sample; at 0 the heard place jumps, and the level rises again (Faust:
+ * m2dExcite.placeSwitch). Their force, scaled by the level, never has its gains stepped. */
+VIBRAPHONE_BAR_INLINE int vibraphone_bar_place_settled(const vibraphone_bar_state* s) {
+  return s->place_level == 1.0f && s->heard_on == s->contact_on &&
+         s->heard_triangle == (s->contact_on ? s->contact_triangle : 0) && s->heard_point == (s->contact_on ? 0.0f : s->point);
+}
+VIBRAPHONE_BAR_INLINE void vibraphone_bar_switch_place(vibraphone_bar_state* s, int first) {
+  const int on = s->contact_on, triangle = on ? s->contact_triangle : 0;
+  const float point = on ? 0.0f : s->point;
+  const int same = s->heard_on == on && s->heard_triangle == triangle && s->heard_point == point;
+  float level;
+  if (!first && same && s->place_level == 1.0f) return;
+  level = s->place_level + (same ? s->place_step : -s->place_step);
+  level = level < 1.0f ? level : 1.0f;
+  level = 0.0f < level ? level : 0.0f;
+  s->place_level = first ? 1.0f : level;
+  if (first || !(level > 0.0f)) {
+    s->position_changed |= !same;
+    s->heard_on = on;
+    s->heard_triangle = triangle;
+    s->heard_point = point;
   }
 }
 
@@ -753,7 +877,7 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_process(vibraphone_bar_state* s, const
     int count = n - done < VIBRAPHONE_BAR_BLOCK ? n - done : VIBRAPHONE_BAR_BLOCK;
     int m, l, j, start, still = 1; /* still: the contact stays where it was over the whole block */
     if (!s->strike_pending && !s->first_sample && !s->first_fade && !s->fading && (s->rest & 15) == 15 &&
-        (s->settled & 255) == 255 && !s->position_changed &&
+        (s->settled & 255) == 255 && !s->position_changed && vibraphone_bar_place_settled(s) &&
         (s->excitation == VIBRAPHONE_BAR_EXCITE_INPUT ||
          (s->excitation == VIBRAPHONE_BAR_EXCITE_IMPACT && s->cache_hardness == s->hardness &&
           s->inv_sample_rate * ((float)s->since / s->cache_contact) >= 1.0f))) {
@@ -769,7 +893,8 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_process(vibraphone_bar_state* s, const
       s->since = s->since < 16777216 - count ? s->since + count : 16777216;
       s->burst_count = s->burst_count > count ? s->burst_count - count : 0;
       for (m = 0; m < count; ++m) {
-        s->force[m] = input_gain * (in ? in[m] : 0.0f) * scale;
+        s->strike_momentum[m] = 0.0f;
+        s->continuous_momentum[m] = input_gain * (in ? in[m] : 0.0f) * scale;
         s->out_gain[m] = out_gain;
       }
       s->point_a[0] = s->at_a;
@@ -780,7 +905,9 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_process(vibraphone_bar_state* s, const
     } else
     /* Per-sample controls, in the order the Faust program computes them. */
     for (m = 0; m < count; ++m) {
+      const int first = s->first_sample;
       int trig = 0;
+      float strike = 0.0f, continuous;
       if (s->first_sample) {
         s->first_sample = 0;
         vibraphone_bar_apply(s);
@@ -797,42 +924,31 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_process(vibraphone_bar_state* s, const
         s->noise = s->noise * 1103515245u + 12345u;
         s->since = s->since + 1 < 16777216 ? s->since + 1 : 16777216;
         s->burst_count = s->burst_count - 1 > 0 ? s->burst_count - 1 : 0;
-        s->force[m] = s->input_gain_target * (in ? in[m] : 0.0f) * s->inv_sample_rate;
+        continuous = s->input_gain_target * (in ? in[m] : 0.0f);
       } else {
-        s->force[m] = vibraphone_bar_contact_force(s, trig, in ? in[m] : 0.0f) * s->inv_sample_rate;
+        continuous = vibraphone_bar_contact_forces(s, trig, in ? in[m] : 0.0f, &strike);
       }
       vibraphone_bar_smooth(&s->glide, s->glide_target, s->smooth_pole, 1, &s->settled);
       vibraphone_bar_smooth(&s->gain, s->gain_target, s->smooth_pole, 2, &s->settled);
       vibraphone_bar_smooth(&s->contact_u, s->contact_u_target, s->smooth_pole, 4, &s->settled);
       vibraphone_bar_smooth(&s->contact_v, s->contact_v_target, s->smooth_pole, 8, &s->settled);
+      vibraphone_bar_switch_place(s, first);
       if ((s->settled & 13) != 13 || s->position_changed) {
         s->position_changed = 0;
         still = 0;
-        if (s->contact_on) {
-          /* Barycentric position over the triangle: (1 - u - v, u, v). */
-          const int* t = vibraphone_bar_triangle[s->contact_triangle];
-          const float sum = s->contact_u + s->contact_v;
-          const float scale = sum > 1.0f ? sum : 1.0f;
-          s->at_a = t[0];
-          s->at_b = t[1];
-          s->at_c = t[2];
-          s->at_wb = s->contact_u / scale;
-          s->at_wc = s->contact_v / scale;
-        } else {
-          int point_a, point_b;
-          float position = s->point + s->glide;
-          if (position > (float)(VIBRAPHONE_BAR_POINTS - 1)) position = (float)(VIBRAPHONE_BAR_POINTS - 1);
-          if (position < 0.0f) position = 0.0f;
-          point_a = (int)position;
-          if (point_a > VIBRAPHONE_BAR_POINTS - 2) point_a = VIBRAPHONE_BAR_POINTS - 2 > 0 ? VIBRAPHONE_BAR_POINTS - 2 : 0;
-          point_b = point_a + 1 < VIBRAPHONE_BAR_POINTS ? point_a + 1 : VIBRAPHONE_BAR_POINTS - 1;
-          s->at_a = point_a;
-          s->at_b = point_b;
-          s->at_c = point_b;
-          s->at_wb = position - (float)point_a;
-          s->at_wc = 0.0f;
-        }
+        vibraphone_bar_place(s->heard_on, s->heard_triangle, s->heard_point, s->glide, s->contact_u, s->contact_v, &s->at_a,
+                       &s->at_b, &s->at_c, &s->at_wb, &s->at_wc);
       }
+      if (trig || first) {
+        /* A strike's force enters where the contact is set at its onset (the glide and (u, v) as
+         * set, not yet smoothed), and stays there: the place is latched (as Faust holds it at the
+         * gate's rising edge), the gains follow before the run. */
+        vibraphone_bar_place(s->contact_on, s->contact_triangle, s->point, s->glide_target, s->contact_u_target,
+                       s->contact_v_target, &s->strike_a, &s->strike_b, &s->strike_c, &s->strike_wb, &s->strike_wc);
+        s->strike_stale = 1;
+      }
+      s->strike_momentum[m] = strike * s->inv_sample_rate;
+      s->continuous_momentum[m] = continuous * s->place_level * s->inv_sample_rate;
       s->point_a[m] = s->at_a;
       s->point_b[m] = s->at_b;
       s->point_c[m] = s->at_c;
@@ -840,19 +956,23 @@ VIBRAPHONE_BAR_INLINE void vibraphone_bar_process(vibraphone_bar_state* s, const
       s->weight_c[m] = s->at_wc;
       s->out_gain[m] = s->gain * s->level;
     }
+    /* A strike latches its gains at its first sample, which is the block's first (a strike waits
+     * for the next process call). */
+    if (s->strike_stale) vibraphone_bar_load_strike_gains(s);
     /* Runs of samples with the same points; the per-sample interpolation only where a weight is
-     * not 0. */
+     * not 0, the forces only where they are not 0. */
     start = 0;
     while (start < count) {
-      int end = still ? count : start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f;
+      int end = still ? count : start + 1, moving = s->weight[start] != 0.0f || s->weight_c[start] != 0.0f, inputs = 0;
       while (end < count && s->point_a[end] == s->point_a[start] && s->point_b[end] == s->point_b[start] &&
              s->point_c[end] == s->point_c[start]) {
         moving |= s->weight[end] != 0.0f || s->weight_c[end] != 0.0f;
         ++end;
       }
+      for (m = start; m < end; ++m) inputs |= (s->strike_momentum[m] != 0.0f) | (s->continuous_momentum[m] != 0.0f) << 1;
       if (s->loaded_a != s->point_a[start] || s->loaded_b != s->point_b[start] || s->loaded_c != s->point_c[start])
         vibraphone_bar_load_points(s, s->point_a[start], s->point_b[start], s->point_c[start]);
-      vibraphone_bar_run_modes(s, start, end, moving);
+      vibraphone_bar_run_modes(s, start, end, moving, inputs);
       for (m = start; m < end; ++m) {
         for (l = 0; l < VIBRAPHONE_BAR_OUTPUTS; ++l) {
           /* The lanes summed as a tree (halves added elementwise): the compiler vectorises it,

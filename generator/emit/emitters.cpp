@@ -178,18 +178,25 @@ void set_excitations(TemplateData& d, const EmitModel& m, const std::vector<std:
   d.set("has_profile", scrape < n || roll < n);
   d.set("profile_on", scrape < n && roll < n ? fmt::format("on({}) | on({})", scrape, roll)
                                              : fmt::format("on({})", std::min(scrape, roll)));
+  // The strikes' force enters where the contact was at the strike, the continuous contacts' where
+  // it is now: two sums, each model faded in and out by its menu entry.
+  const std::set<std::string> strikes{"impact", "hammer", "micro"};
   TemplateData list{TemplateData::type::list};
-  std::string names;
+  std::string names, strike_force, continuous_force;
   for (size_t i = 0; i < kinds.size(); ++i) {
     TemplateData item;
     item.set("label", kinds[i]);
     item.set("index", std::to_string(i));
     item.set("semicolon", i + 1 < kinds.size() ? std::string(";") : std::string());
-    item.set("expression", expression.at(kinds[i]));
-    item.set("plus", i + 1 < kinds.size() ? std::string(" + ") : std::string());
     list.push_back(item);
     names += (i ? ", " : "") + kinds[i];
+    std::string& sum = strikes.count(kinds[i]) ? strike_force : continuous_force;
+    sum += fmt::format("{}fade({}) * {}", sum.empty() ? "" : " + ", i, expression.at(kinds[i]));
   }
+  d.set("has_strikes", std::string(strike_force.empty() ? "0" : "1"));
+  d.set("has_contacts", std::string(continuous_force.empty() ? "0" : "1"));
+  d.set("strike_force", strike_force.empty() ? std::string("0") : strike_force);
+  d.set("continuous_force", continuous_force.empty() ? std::string("0") : continuous_force);
   auto uses = [&](std::initializer_list<const char*> any) {
     for (const char* k : any)
       if (std::find(kinds.begin(), kinds.end(), k) != kinds.end()) return true;
@@ -283,6 +290,9 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
       TemplateData group;
       group.set("modes", modes);
       group.set("size", std::to_string(group_size));
+      std::string inputs;  // the group's inputs, one per mode: u0, u1, ...
+      for (int j = 0; j < group_size; ++j) inputs += fmt::format("{}u{}", j ? ", " : "", j);
+      group.set("inputs", inputs);
       group.set("group_index", std::to_string(group_count));
       group.set("comma", n + 1 < m.mode_count ? std::string(",") : std::string());
       groups.push_back(group);

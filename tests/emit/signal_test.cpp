@@ -186,15 +186,17 @@ TEST_F(SignalTest, MovingTheContinuousPositionDoesNotClick) {
   };
   const double before = largest_jump(moved, step - window, step);
   const double across = largest_jump(moved, step, step + window);
-  // The glide is a 10 ms cross-fade: sample-to-sample jumps stay those of the ringing itself.
+  // Sample-to-sample jumps stay those of the ringing itself.
   EXPECT_LE(across, 1.2 * before) << "before " << before << " across " << across;
-  // And it does change the sound: point 0 -> point 1 gains.
-  double diff = 0, energy = 0;
-  for (size_t i = step + 2 * window; i < still.size(); ++i) {
-    diff += (still[i] - moved[i]) * (still[i] - moved[i]);
-    energy += still[i] * still[i];
+  // The strike's gains were latched at its onset: the move re-weights none of its ringing modes
+  // (it changes where later forces enter), so the output is the unmoved strike's.
+  double diff = 0, peak = 0;
+  for (size_t i = 0; i < still.size(); ++i) {
+    diff = std::max(diff, double(std::abs(still[i] - moved[i])));
+    peak = std::max(peak, double(std::abs(still[i])));
   }
-  EXPECT_GT(diff, 0.05 * energy);
+  EXPECT_GT(peak, 1e-3);
+  EXPECT_LE(diff, 1e-6 * peak) << "the ringing strike was re-weighted by the move";
 }
 
 }  // namespace

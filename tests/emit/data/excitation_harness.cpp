@@ -5,8 +5,9 @@
 //   output: the model's output (gain 1) for that force.
 // Then optionally where: "point P" strikes point P; "contact U V" a moving contact at (U, V) on
 // triangle 0; "sweep" moves the contact on triangle 0 around its edges (0,0) -> (1,0) -> (0,1)
-// -> (0,0), one round per second, from 50 ms on; "repeat" strikes point 0 every 25 ms; "glide P"
-// strikes point P and from 50 ms on moves the glide from 0 to 1 in one second.
+// -> (0,0), one round per second, from 50 ms on; "repeat" strikes point 0 every 25 ms; "at P" the
+// position P (a point and a glide toward the next). For "contact" and "at" the place is set and
+// left 0.2 s to settle (unrecorded) before the strike: a strike latches its place at its onset.
 // The live-input model (kind 5) is fed a sum of five sines (300 .. 9000 Hz, 0.2 each).
 #include <cmath>
 #include <cstdio>
@@ -39,10 +40,16 @@ int main(int argc, char** argv) {
     model.apply();
     for (int m = 0; m < total; ++m) out[m] = model.contactForce(m == 0 || (where == "repeat" && m % (rate / 40) == 0));
   } else {
-    model.strike(where == "point" ? static_cast<float>(std::atof(argv[11])) : 0.0f, 1.0f);
-    if (where == "contact") model.setContact(true, 0, static_cast<float>(std::atof(argv[11])), static_cast<float>(std::atof(argv[12])));
+    if (where == "contact" || where == "at") {
+      if (where == "contact") model.setContact(true, 0, static_cast<float>(std::atof(argv[11])), static_cast<float>(std::atof(argv[12])));
+      if (where == "at") model.strike(static_cast<float>(std::atof(argv[11])), 0.0f);  // the place, no momentum
+      std::vector<float> settle(rate / 5);
+      model.process(nullptr, settle.data(), rate / 5);
+      model.trigger(1.0f);
+    } else {
+      model.strike(where == "point" ? static_cast<float>(std::atof(argv[11])) : 0.0f, 1.0f);
+    }
     if (where == "sweep") model.setContact(true, 0, 0.0f, 0.0f);
-    if (where == "glide") model.strike(static_cast<float>(std::atof(argv[11])), 1.0f);
     std::vector<float> in(total);
     for (int m = 0; m < total; ++m) {
       in[m] = 0;
@@ -51,10 +58,6 @@ int main(int argc, char** argv) {
     const int block = 16;
     for (int done = 0; done < total; done += block) {
       if (where == "repeat" && done % (rate / 40) < block && done > 0) model.strike(0.0f, 1.0f);
-      if (where == "glide") {
-        const double w = (done - rate / 20) / double(rate);
-        model.setGlide(static_cast<float>(w < 0 ? 0 : (w > 1 ? 1 : w)));
-      }
       if (where == "sweep" && done >= rate / 20) {
         const double phase = 3.0 * (done - rate / 20) / rate;  // three edges per second
         const double f = phase - static_cast<int>(phase);
