@@ -61,7 +61,8 @@ json run_case(const BenchCase& c, int modes, const std::string& material, const 
   j["total_s"] = report.timer.total_s();
   j["estimated_solve_s"] = report.estimated_eigen_s;
   // What the estimate's terms can be checked against: the Lanczos vectors solved for and the
-  // time of their triangular solves (the rest of the iteration is reorthogonalisation).
+  // time of their triangular solves (the rest of the iteration is mostly the M products and the
+  // reorthogonalisation).
   j["lanczos_vectors"] = report.solved_vectors;
   j["triangular_solve_s"] = report.triangular_solve_s;
   // The eigen stage per mode returned (rigid-body modes are solved for too, but not returned).

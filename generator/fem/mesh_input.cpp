@@ -194,7 +194,7 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
                                           "{:.2f} mm the analysis needs",
                                           1e3 * mean_edge_length(input), 1e3 * needed_edge_m));
   }
-  if (const double aspect = worst_triangle_aspect(input); free_surface && aspect > kSliverTriangleAspect) {
+  if (const double aspect = free_surface ? worst_triangle_aspect(input) : 0; aspect > kSliverTriangleAspect) {
     return physics_sized_mesh(input, material, sizing_hz, shear_speed / analysed_hz, options, t,
                               fmt::format("the surface has sliver triangles (one {:.0f} times longer "
                                           "than wide) that would give flat elements", aspect));

@@ -65,11 +65,14 @@ struct CholmodFactor::State {
   cholmod_common common{};
   cholmod_factor* factor = nullptr;
   cholmod_dense *solution = nullptr, *work_y = nullptr, *work_e = nullptr;  // cholmod_solve2's
-  ~State() {
+  void free_numeric() {
     cholmod_free_dense(&solution, &common);
     cholmod_free_dense(&work_y, &common);
     cholmod_free_dense(&work_e, &common);
     if (factor) cholmod_free_factor(&factor, &common);
+  }
+  ~State() {
+    free_numeric();
     cholmod_finish(&common);
   }
 };
@@ -113,13 +116,7 @@ void CholmodFactor::factorize(const SparseMatrix& lower) {
         "mesh or the material is broken");
 }
 
-void CholmodFactor::release() {
-  auto& s = *state_;
-  cholmod_free_dense(&s.solution, &s.common);
-  cholmod_free_dense(&s.work_y, &s.common);
-  cholmod_free_dense(&s.work_e, &s.common);
-  if (s.factor) cholmod_free_factor(&s.factor, &s.common);
-}
+void CholmodFactor::release() { state_->free_numeric(); }
 
 void CholmodFactor::solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const {
   auto& s = *state_;

@@ -213,8 +213,9 @@ class BlockLanczos {
  private:
   // M·x with M stored whole, row by row, and x row-major: each output row gathers 8 contiguous
   // values per entry (CHOLMOD's product on the lower triangle scatters as well). The rows are
-  // split among the cores: this product runs twice per block step and is latency-bound, while
-  // the OpenMP threads, unlike OpenBLAS's inside the triangular solves, go idle between uses.
+  // split among the cores: this product runs three or four times per block step and is
+  // latency-bound, while the OpenMP threads, unlike OpenBLAS's inside the triangular solves, go
+  // idle between uses.
   // Into `out`, through row-major buffers kept between calls (like every n × b block of the
   // step: allocated once, not mapped and zeroed by the kernel again each time).
   void mass_times(const Eigen::MatrixXd& x, Eigen::MatrixXd& out) const {
