@@ -864,6 +864,24 @@ TESTBAR_STEREO_INLINE void testbar_stereo_switch_place(testbar_stereo_state* s, 
   }
 }
 
+/* The noise generator's state `count` steps on: r -> A r + C with A = a^count and
+ * C = c (a^(count-1) + ... + a + 1) (mod 2^32), by squaring (Brown, "Random number generation
+ * with arbitrary strides", 1994): log2(count) steps where stepping one by one is a chain of count
+ * dependent multiplies, the largest fixed cost of a block at rest. */
+TESTBAR_STEREO_INLINE unsigned int testbar_stereo_noise_skip(unsigned int r, unsigned int count) {
+  unsigned int a = 1103515245u, c = 12345u, a_total = 1u, c_total = 0u;
+  while (count) {
+    if (count & 1u) {
+      a_total *= a;
+      c_total = c_total * a + c;
+    }
+    c *= a + 1u;
+    a *= a;
+    count >>= 1;
+  }
+  return a_total * r + c_total;
+}
+
 /* Renders n samples. in: the live input (read by the input contact model only), or NULL;
  * outs: OUTPUTS buffers. */
 TESTBAR_STEREO_INLINE void testbar_stereo_process(testbar_stereo_state* s, const float* in, float* const* outs, int n) {
@@ -875,7 +893,7 @@ TESTBAR_STEREO_INLINE void testbar_stereo_process(testbar_stereo_state* s, const
   }
   while (done < n) {
     int count = n - done < TESTBAR_STEREO_BLOCK ? n - done : TESTBAR_STEREO_BLOCK;
-    int m, l, j, start, still = 1; /* still: the contact stays where it was over the whole block */
+    int m, l, j, q, start, still = 1; /* still: the contact stays where it was over the whole block */
     if (!s->strike_pending && !s->first_sample && !s->first_fade && !s->fading && (s->rest & 15) == 15 &&
         (s->settled & 255) == 255 && !s->position_changed && testbar_stereo_place_settled(s) &&
         (s->excitation == TESTBAR_STEREO_EXCITE_INPUT ||
@@ -885,11 +903,9 @@ TESTBAR_STEREO_INLINE void testbar_stereo_process(testbar_stereo_state* s, const
        * ringing after its impact's pulse, which stays over as the count grows): the force is the
        * input or 0; the counters and the noise generator the other models read move on by the
        * block. */
-      unsigned int noise = s->noise;
       const float scale = s->inv_sample_rate, out_gain = s->gain * s->level;
       const float input_gain = s->excitation == TESTBAR_STEREO_EXCITE_INPUT ? s->input_gain_target : 0.0f;
-      for (m = 0; m < count; ++m) noise = noise * 1103515245u + 12345u;
-      s->noise = noise;
+      s->noise = testbar_stereo_noise_skip(s->noise, (unsigned int)count);
       s->since = s->since < 16777216 - count ? s->since + count : 16777216;
       s->burst_count = s->burst_count > count ? s->burst_count - count : 0;
       for (m = 0; m < count; ++m) {
@@ -975,19 +991,22 @@ TESTBAR_STEREO_INLINE void testbar_stereo_process(testbar_stereo_state* s, const
       testbar_stereo_run_modes(s, start, end, moving, inputs);
       for (m = start; m < end; ++m) {
         for (l = 0; l < TESTBAR_STEREO_OUTPUTS; ++l) {
-          /* The lanes summed as a tree (halves added elementwise): the compiler vectorises it,
-           * where a running sum is one long chain of dependent additions. */
-          float* TESTBAR_STEREO_RESTRICT t = s->acc[l][m];
+          /* The lanes summed in eight columns, then the eight as a tree: the column sums are
+           * one vector register's adds, and nothing is stored back to the state (summed in place,
+           * every partial sum went back to memory); a running sum would be one long chain of
+           * dependent additions. */
+          const float* TESTBAR_STEREO_RESTRICT t = s->acc[l][m];
           float y;
-          if (TESTBAR_STEREO_LANES >= 256) for (j = 0; j < 128; ++j) t[j] += t[j + 128];
-          if (TESTBAR_STEREO_LANES >= 128) for (j = 0; j < 64; ++j) t[j] += t[j + 64];
-          if (TESTBAR_STEREO_LANES >= 64) for (j = 0; j < 32; ++j) t[j] += t[j + 32];
-          if (TESTBAR_STEREO_LANES >= 32) for (j = 0; j < 16; ++j) t[j] += t[j + 16];
-          if (TESTBAR_STEREO_LANES >= 16) for (j = 0; j < 8; ++j) t[j] += t[j + 8];
-          if (TESTBAR_STEREO_LANES >= 8) for (j = 0; j < 4; ++j) t[j] += t[j + 4];
-          if (TESTBAR_STEREO_LANES >= 4) for (j = 0; j < 2; ++j) t[j] += t[j + 2];
-          if (TESTBAR_STEREO_LANES >= 2) t[0] += t[1];
-          y = t[0];
+          if (TESTBAR_STEREO_LANES >= 8) {
+            float h[8];
+            for (j = 0; j < 8; ++j) h[j] = t[j];
+            for (q = 8; q < TESTBAR_STEREO_LANES; q += 8)
+              for (j = 0; j < 8; ++j) h[j] += t[q + j];
+            y = ((h[0] + h[4]) + (h[1] + h[5])) + ((h[2] + h[6]) + (h[3] + h[7]));
+          } else {
+            y = t[0];
+            for (j = 1; j < TESTBAR_STEREO_LANES; ++j) y += t[j];
+          }
           {
             /* The interaural delay, before the gain (as in the Faust program): k samples, then
              * the allpass y = a x + x[-1] - a y[-1], flat in magnitude to Nyquist. */

@@ -213,6 +213,24 @@ TEST_F(HostileTest, DecaysNeverReachSubnormalNumbersWithoutFlushToZero) {
   EXPECT_EQ(silent, 2 * 8) << "the modes did not decay to exact silence";
 }
 
+TEST_F(HostileTest, NoiseGeneratorSkipsAheadExactlyAsItSteps) {
+  // A block at rest moves the contact models' noise generator on by the block in log2(count)
+  // steps: it must land exactly where stepping sample by sample lands, or a scrape started after
+  // a rest would differ from the Faust program's.
+  const auto g = generate(kData / "testbar_stereo.modal.json", "--no-model-json --c tb.h");
+  ASSERT_EQ(g.status, 0) << g.output;
+  const auto c = run_c_program("skip",
+             "#include <stdio.h>\n#include \"tb.h\"\n"
+             "int main(void) {\n  const unsigned int seeds[3] = {0u, 1u, 2654435761u};\n"
+             "  const unsigned int counts[9] = {0u, 1u, 2u, 3u, 7u, 64u, 255u, 256u, 100003u};\n  long bad = 0; int i, k;\n"
+             "  for (i = 0; i < 3; ++i)\n    for (k = 0; k < 9; ++k) {\n"
+             "      unsigned int r = seeds[i], n;\n      for (n = 0; n < counts[k]; ++n) r = r * 1103515245u + 12345u;\n"
+             "      bad += testbar_stereo_noise_skip(seeds[i], counts[k]) != r;\n    }\n"
+             "  printf(\"wrong %ld\\n\", bad);\n  return 0;\n}\n");
+  ASSERT_EQ(c.status, 0) << c.output;
+  EXPECT_EQ(c.output, "wrong 0\n");
+}
+
 TEST_F(HostileTest, BothEarsKeepTheirTrebleThroughTheInterauralDelay) {
   // Two listeners with the same gains, the second 6.6 samples later at 48 kHz: their outputs may
   // differ only by the delay, so their spectra must agree in every band to 20 kHz (within
