@@ -1,5 +1,5 @@
 #pragma once
-// The command-line flags of the shared analysis options (DESIGN.md, "The command line"): they
+// The command-line flags of the shared analysis options (every command that analyses a mesh): they
 // fill an AnalysisOptions (analysis/analysis_options.hpp), which is all the library sees.
 #include <string>
 

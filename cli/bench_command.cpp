@@ -1,7 +1,7 @@
 // `mesh2dsp bench`: wall time and peak memory per analysis stage on the benchmark meshes and on
 // synthetic meshes of a given size, P1 and P2. Each case runs in a child process so that its
 // peak memory is its own. For the benchmark bar, the error of the eight bending modes against
-// Timoshenko (shared/benchmarks/README.md) is reported beside the time. Under mpirun with
+// Timoshenko beam theory is reported beside the time. Under mpirun with
 // --solver slepc the cases run in rank 0's process and the peak memory of every rank is shown.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -28,7 +28,7 @@ namespace {
 using json = nlohmann::ordered_json;
 
 // Free-free bending of the 0.30 × 0.03 × 0.02 m steel bar, Timoshenko with κ = 10(1+ν)/(12+11ν)
-// (shared/benchmarks/README.md): z1..z4, y1..y4.
+// (Cowper's shear coefficient): z1..z4, y1..y4.
 constexpr double kBarTimoshenkoHz[8] = {1135.0, 3043.2, 5747.1, 9083.4, 1671.0, 4350.4, 7943.4, 12133.3};
 
 struct BenchCase {

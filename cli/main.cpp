@@ -1,4 +1,4 @@
-// mesh2dsp: one binary, git-style subcommands (DESIGN.md, "The command line").
+// mesh2dsp: one binary, git-style subcommands.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 

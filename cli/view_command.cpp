@@ -1,5 +1,5 @@
-// `mesh2dsp view M.modal.json|MESH -o DIR [--serve]`: the offline browser page (DESIGN.md,
-// "The command line"). A mesh is analysed first with the shared analysis options.
+// `mesh2dsp view M.modal.json|MESH -o DIR [--serve]`: the offline browser page (README,
+// "Seeing and playing it"). A mesh is analysed first with the shared analysis options.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 

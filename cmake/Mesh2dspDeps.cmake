@@ -1,4 +1,9 @@
 # Imported targets for the Debian packages that ship headers/libraries but no CMake config.
+# Included by the build and, installed beside it, by mesh2dspConfig.cmake in a consumer's project
+# (find_package(mesh2dsp) may run there more than once: each target is made once).
+if(TARGET mesh2dsp::tetgen)
+  return()
+endif()
 
 # TetGen (Debian libtet1.5-dev): built as a library, so TETLIBRARY must be defined.
 find_path(TETGEN_INCLUDE_DIR tetgen.h REQUIRED)

@@ -4,8 +4,8 @@ metres. Standard library only; the output is deterministic (same bytes on every 
 
     python3 meshes/make_meshes.py [outdir]      # default: the directory of this script
 
-The bar, plate, sphere and bowl are built like the benchmark meshes
-(../shared/benchmarks/meshes/make_meshes.py), at the coarse sizes the test suite uses.
+The bar, plate, sphere and bowl are built like the project's benchmark meshes, at the coarse
+sizes the test suite uses.
 Every mesh is checked before it is written: each directed edge used exactly once and its
 reverse exactly once (closed, consistently oriented), no zero-area triangle, positive volume."""
 import math, os, sys

@@ -218,7 +218,7 @@ py::dict material_dict(const Material& m) {
 }  // namespace
 }  // namespace mesh2dsp
 
-PYBIND11_MODULE(mesh2dsp, m) {
+PYBIND11_MODULE(_mesh2dsp, m) {  // the compiled part of the package (mesh2dsp/__init__.py)
   using namespace mesh2dsp;
   m.doc() = "mesh2dsp: a 3D object (surface mesh + material) -> its vibration modes -> modal sound code";
   m.attr("__version__") = MESH2DSP_VERSION;

@@ -1,5 +1,5 @@
 #pragma once
-// The two filters of O'Brien et al. §3.2 (seed 000), applied per channel (one channel per
+// The two filters of O'Brien, Cook & Essl 2001, §3.2, applied per channel (one channel per
 // surface triangle for the pressure, three per surface vertex for positions — footnote 2):
 //   - a windowed-sinc low-pass (eqs. 6–8) evaluated only at audio sample times, which is the
 //     "convolve and sub-sample to audio rate" step, for any simulation step (the audio period

@@ -128,7 +128,7 @@ double force_at(const ForceProfile& f, double t) {
     case ForceKind::impulse:
       return 0;
     case ForceKind::cosine:
-      // seed 003 eq. 7: F(t) = F_max (1 − cos(2πt/T)) for 0 ≤ t ≤ T.
+      // van den Doel & Pai 2003, eq. 7: F(t) = F_max (1 − cos(2πt/T)) for 0 ≤ t ≤ T.
       if (t < 0 || t > f.duration_s) return 0;
       return f.amplitude * (1 - std::cos(2 * M_PI * t / f.duration_s));
     case ForceKind::file: {

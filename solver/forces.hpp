@@ -1,7 +1,7 @@
 #pragma once
 // The strike: where (a surface vertex, or a surface point shared by the nearest face's
 // vertices), along what (the inward normal or a given direction) and how over time
-// (an impulse, the raised cosine of seed 003 eq. 7, or a force time series from a file).
+// (an impulse, the raised cosine of van den Doel & Pai 2003, eq. 7, or a force time series from a file).
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 #include <string>

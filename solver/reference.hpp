@@ -1,6 +1,6 @@
 #pragma once
 // The reference render (issue 5): full FEM in time → surface pressure → listeners, after
-// O'Brien, Cook & Essl 2001 (seed 000). One function on plain types, used by the
+// O'Brien, Cook & Essl, "Synthesizing Sounds from Physically Based Motion" (2001). One function on plain types, used by the
 // `mesh2dsp reference` command, the tests and the benchmark.
 #include <Eigen/Core>
 #include <functional>

@@ -20,7 +20,7 @@ struct AnalyticMode {
 
 // Free-free Timoshenko beam of length L and rectangular section width × height, bending in the
 // plane of `height`: the first `count` flexural frequencies (Hz). Shear coefficient
-// κ = 10(1+ν)/(12+11ν) (Cowper's, for rectangles; the one shared/benchmarks/README.md uses).
+// κ = 10(1+ν)/(12+11ν) (Cowper's, for rectangles).
 std::vector<double> timoshenko_free_free_hz(double length_m, double width_m, double height_m,
                                             const Material& material, int count);
 

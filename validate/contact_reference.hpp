@@ -1,5 +1,5 @@
 #pragma once
-// The reference for "contact microphone" mode (no listener, DESIGN.md "The modal model"): the
+// The reference for "contact microphone" mode (a model without listeners): the
 // surface velocity at the struck point along the strike direction, from the same time-domain
 // FEM the reference solver integrates (its Newmark integrator, its low-pass of O'Brien et al.
 // eqs. 6-8 and DC blocker of eq. 9), so it is the quantity the generated code outputs without

@@ -1,7 +1,7 @@
 #pragma once
 // Matching a model's modes to the peaks of two spectra (the generated render and the
-// reference), with the traps of seed 004 §4 named rather than hidden:
-//   - degenerate modes (closely spaced pairs, seed 004 Fig. 6) show as one peak: modes closer
+// reference), with the traps of Hiner 2024, §4 named rather than hidden:
+//   - degenerate modes (closely spaced pairs, Hiner 2024, Fig. 6) show as one peak: modes closer
 //     than the analysis can resolve are grouped and matched as one group;
 //   - missing peaks (a mode the model predicts that the reference does not show);
 //   - spurious peaks (a reference peak no mode explains: noise, or a mode the model lacks);

@@ -1,6 +1,6 @@
 #pragma once
 // What an analysis is asked for: the options `modes`, `generate`, `reference` and `validate`
-// share (DESIGN.md), as a plain value. The command line fills it (cli/analysis_flags.hpp); a
+// share, as a plain value. The command line fills it (cli/analysis_flags.hpp); a
 // program or the Python module fills it directly.
 #include <optional>
 #include <string>

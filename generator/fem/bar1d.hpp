@@ -1,12 +1,12 @@
 #pragma once
-// Zhu's 1-D bar element (seed 001): the smallest analytic test of the generalized eigen path.
+// Zhu's 1-D bar element (Zhu, "Physical Based Sound Rendering: Simple Bar Element"): the smallest analytic test of the generalized eigen path.
 #include <Eigen/Core>
 
 #include "fem/assembly.hpp"
 
 namespace mesh2dsp {
 
-// Element mass ρAl/6·[2 1; 1 2] and stiffness EA/l·[1 −1; −1 1] (seed 001, §2).
+// Element mass ρAl/6·[2 1; 1 2] and stiffness EA/l·[1 −1; −1 1] (Zhu, "Sound generation of 1D bar element").
 void bar1d_element_matrices(double youngs_modulus_pa, double area_m2, double density_kg_m3,
                             double length_m, Eigen::Matrix2d& stiffness, Eigen::Matrix2d& mass);
 

@@ -115,19 +115,23 @@ class Cursor {
   }
   void set_swap(bool swap) { swap_ = swap; }
   bool binary() const { return binary_; }
-  // Skips to the line after "$End<name>" (sections mesh2dsp does not need).
+  // Skips to the line after "$End<name>" (sections mesh2dsp does not need). In a text file the
+  // end marker starts a line; in a binary file it may follow the section's raw data directly
+  // (meshio writes $NodeData values and then "$EndNodeData" without a newline).
   void skip_section(std::string_view name) {
     const std::string end = "$End" + std::string(name);
     std::size_t at = pos_;
     for (;;) {
       at = d_.find(end, at);
       if (at == std::string::npos) fail(fmt::format("section ${} has no {} (truncated?)", name, end));
-      if (at == 0 || d_[at - 1] == '\n') break;
+      if (at == 0 || d_[at - 1] == '\n' || binary_) break;
       ++at;
     }
     pos_ = at;
     line();
   }
+  // The section's end marker, after any white space: binary data may be followed by a newline
+  // (Gmsh) or directly by the marker (meshio), and both are read.
   void expect_end(std::string_view name) {
     skip_space();
     const auto l = line();
@@ -366,7 +370,8 @@ TetMeshFile read_gmsh_mesh(const fs::path& path, double scale) {
           in.set_swap(true);
           if (one != 0x01000000) in.fail("binary endianness marker is not the integer 1");
         }
-        in.line();
+        // Gmsh writes a newline after the marker, meshio (some versions) none: expect_end skips
+        // whatever white space there is, so "...\x01\0\0\0$EndMeshFormat" reads as Gmsh reads it.
       } else if (type != 0) {
         in.fail(fmt::format("file type {} is neither 0 (ASCII) nor 1 (binary)", type));
       }

@@ -13,10 +13,10 @@ namespace {
 
 constexpr const char* kHiner =
     "Hiner, Physical Audio Modeling of Passive Rigid Bodies (2024) Table 1, after Wang & James, KleinPAT (2019) Table 4";
-// Aluminium, brass and bronze are not in seed 004. Elastic constants: typical handbook values
+// Aluminium, brass and bronze are not in Hiner (2024) Table 1. Elastic constants: typical handbook values
 // (ASM Metals Handbook / CRC Handbook: 6061 aluminium, C260 cartridge brass, C510 phosphor
 // bronze). No measured Rayleigh pair is published alongside them; the damping pair is taken
-// from the metals of seed 004 (iron, α = 5, β = 1e-7) as the closest documented analogue.
+// from the metals of Hiner (2024) Table 1 (iron, α = 5, β = 1e-7) as the closest documented analogue.
 // Override with --rayleigh-mass/--rayleigh-stiffness when a measurement is available.
 constexpr const char* kHandbook =
     "elastic constants: ASM/CRC handbook typical values; damping: Hiner (2024) iron by analogy";

@@ -1,5 +1,5 @@
 #pragma once
-// Linear isotropic elastic material with Rayleigh damping C = α·M + β·K (seed 004, §2).
+// Linear isotropic elastic material with Rayleigh damping C = α·M + β·K (Hiner 2024, §2.2).
 #include <optional>
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// Rayleigh damping per mode (seed 004, §2): ξ = ½(α/ω + β·ω), T60 = ln(1000)/(ξ·ω).
+// Rayleigh damping per mode (Hiner 2024, §2.2): ξ = ½(α/ω + β·ω), T60 = ln(1000)/(ξ·ω).
 // (Mesh2Faust divides by ξ·f instead of ξ·ω, which makes its T60s 2π too long.)
 #include <cmath>
 

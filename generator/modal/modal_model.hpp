@@ -1,6 +1,6 @@
 #pragma once
-// The modal model: the single hand-off between analysis and emission (DESIGN.md,
-// "The modal model", format version 1). SI units, frequencies in Hz.
+// The modal model: the single hand-off between analysis and emission (the model
+// file, format version 1). SI units, frequencies in Hz.
 #include <Eigen/Core>
 #include <array>
 #include <filesystem>
@@ -58,7 +58,7 @@ struct ModalModel {
   std::vector<ModalExcitation> excitations;
   std::vector<ModalListener> listeners;
   // Triangles over the excitation points (indices into `excitations`), for barycentric gain
-  // interpolation of a moving contact (seed 003 §2.3). Optional; empty when not computed.
+  // interpolation of a moving contact (van den Doel & Pai 2003, §2.3, Fig. 4). Optional; empty when not computed.
   std::vector<std::array<int, 3>> excitation_triangles;
   // The surface with per-vertex shapes for the browser page (`view`), when known: set by the
   // analysis, read from the sidecar the model file names ("surface": {"file": ...}), written

@@ -1,8 +1,8 @@
 #pragma once
 // The surface and its per-vertex mode shapes, for the browser page of `mesh2dsp view`: what the
 // model file does not carry (it holds gains at K excitation points only). Kept in a binary
-// sidecar beside the model (DESIGN.md: "New data for the browser page goes in a binary sidecar
-// named in the model, not inline").
+// sidecar named in the model, not inline: the model file stays small and its format
+// unchanged.
 //
 // Sidecar encoding (`<name>.surface.bin`, little-endian, every array 4-byte aligned except the
 // int16 block at the end):

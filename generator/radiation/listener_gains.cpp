@@ -12,7 +12,7 @@ namespace mesh2dsp {
 
 ModalListener listener_gains(const TetMesh& tets, const Eigen::MatrixXd& shapes,
                              const Eigen::VectorXd& eigenvalues, const Eigen::Vector3d& position) {
-  // The reference solver's own radiation model (seed 000 eq. 10, with visibility and the delay
+  // The reference solver's own radiation model (O'Brien, Cook & Essl 2001, eq. 10, with visibility and the delay
   // of eq. 11), per mode: the pressure at the listener per unit modal velocity. For mode n at
   // ω the triangles' contributions arrive with their own delays, so they add as phasors
   //   Gₙ = Σₖ wₖ · z(φ̄ₖ·n̂ₖ) · exp(−iω(dₖ − d̄)),

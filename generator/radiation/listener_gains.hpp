@@ -8,7 +8,7 @@
 
 namespace mesh2dsp {
 
-// Per-mode listener gains by the reference solver's radiation model (seed 000 eqs. 10-11);
+// Per-mode listener gains by the reference solver's radiation model (O'Brien, Cook & Essl 2001, eqs. 10-11);
 // `eigenvalues` are the modes' ω², for the phase of each triangle's delay.
 ModalListener listener_gains(const TetMesh& tets, const Eigen::MatrixXd& shapes,
                              const Eigen::VectorXd& eigenvalues, const Eigen::Vector3d& position);

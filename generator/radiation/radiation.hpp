@@ -1,6 +1,6 @@
 #pragma once
 // Sound radiation from a vibrating triangulated surface to point listeners (O'Brien, Cook &
-// Essl 2001, §3.2–3.3 — seed 000). Only geometry and plain Eigen types here: the reference
+// Essl 2001, §3.2). Only geometry and plain Eigen types here: the reference
 // solver radiates with it, and the analysis computes per-mode listener gains
 // (listener_gains.hpp) with exactly the same weights.
 //
@@ -14,7 +14,7 @@
 
 namespace mesh2dsp {
 
-// Air at 20 °C, one atmosphere (seed 000 §3.2, after Kinsler et al.).
+// Air at 20 °C, one atmosphere (O'Brien, Cook & Essl 2001, §3.2, after Kinsler et al.).
 inline constexpr double kAirDensityKgM3 = 1.21;
 inline constexpr double kSpeedOfSoundMS = 343.0;
 inline constexpr double kAirImpedancePaSM = 415.0;  // z = ρc (eq. 2)

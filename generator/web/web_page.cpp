@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -44,6 +45,17 @@ std::uintmax_t folder_bytes(const fs::path& dir) {
 }  // namespace
 
 fs::path web_assets_dir() {
+  // An installed binary finds the page beside itself (<prefix>/bin -> <prefix>/share/mesh2dsp/web,
+  // wherever the tree was installed or moved); a binary in the build folder, or a program linking
+  // this library, where the build put it.
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = (exe.parent_path() / MESH2DSP_WEB_ASSETS_FROM_BINARY).lexically_normal();
+    if (std::all_of(std::begin(kAssets), std::end(kAssets),
+                    [&](const char* name) { return fs::exists(installed / name, ec); }))
+      return installed;
+  }
   const fs::path dir = MESH2DSP_WEB_ASSETS;
   for (const char* name : kAssets)
     if (!fs::exists(dir / name))

@@ -118,8 +118,11 @@ std::vector<ZoneEvent> bind_events(const std::vector<ParameterEvent>& events,
       value = menu_value(layout, control, event.value_label, event.name + "=" + event.value_label);
     if (!is_switch) {
       // Faust clamps slider values itself; a value outside the range is almost always a typo.
-      const double lo = std::min(control.min, control.max), hi = std::max(control.min, control.max);
-      if (value < lo || value > hi)
+      // Compared in FAUSTFLOAT, the type the range was declared in and the zone holds: the bound
+      // 0.1 is the float 0.100000001…, and the double 0.1 a user types must not fall below it.
+      const FAUSTFLOAT lo = std::min(control.min, control.max), hi = std::max(control.min, control.max);
+      const auto as_zone = static_cast<FAUSTFLOAT>(value);
+      if (!(as_zone >= lo && as_zone <= hi))
         throw Error(fmt::format("--set {}={}: outside the range of {} [{}, {}]", event.name,
                                 value, control.path, lo, hi));
     }

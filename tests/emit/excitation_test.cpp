@@ -1,5 +1,5 @@
-// The contact models (issue 7): impact (seed 003 eq. 7), hammer (seed 004 3.3), micro-collisions,
-// scraping and rolling (seed 002), live input (seed 003 3.4). Their forces are measured from the
+// The contact models (issue 7): impact (van den Doel & Pai 2003, eq. 7), hammer (Hiner 2024, §3.3), micro-collisions,
+// scraping and rolling (van den Doel, Kry & Pai 2001), live input (van den Doel & Pai 2003, §3.4). Their forces are measured from the
 // emitted header (excitation_testbar); the Faust program and the header agree on every one;
 // the generated instrument renders silence, not NaN, when nothing strikes it.
 #include <algorithm>

@@ -53,7 +53,7 @@ TEST_F(Scratch, BarBendingModesMatchTimoshenko) {
   const auto r = run("modes " + source("meshes/bar.obj") + " --material steel --modes 16 -o " + out("bar.modal.json"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto m = read_modal_model(out("bar.modal.json"));
-  // Timoshenko values from shared/benchmarks/README.md: z1..z4, y1..y4.
+  // Timoshenko beam theory (the benchmark bar's published values): z1..z4, y1..y4.
   for (double f : {1135.0, 3043.2, 5747.1, 9083.4, 1671.0, 4350.4, 7943.4, 12133.3})
     EXPECT_LT(nearest_error(m, f), 0.015) << f << " Hz";
   // First longitudinal mode c/(2L) = 8413 Hz.
@@ -157,7 +157,7 @@ TEST_F(Scratch, ExcitationSelection) {
 
 TEST_F(Scratch, ListenerGainsFollowTheRadiationModel) {
   // A clamped cantilever pushes air like a source with net volume velocity: above it, every
-  // mode's pressure halves from r to 2r (1/r, seed 000 eq. 10) and the delay doubles (eq. 11).
+  // mode's pressure halves from r to 2r (1/r, O'Brien, Cook & Essl 2001, eq. 10) and the delay doubles (eq. 11).
   auto r = run("modes " + source("meshes/cantilever.obj") +
                " --fix \"x<=0\" --modes 3 --listener 0.1,0,2 --listener 0.1,0,4 -o " + out("c.modal.json"));
   ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -1,4 +1,4 @@
-// FEM core and eigen path on analytic cases: Zhu's 1-D bar (seed 001), element matrices,
+// FEM core and eigen path on analytic cases: Zhu's 1-D bar element, element matrices,
 // and a structured box of tetrahedra against beam theory.
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@ using namespace mesh2dsp;
 TEST(Bar1d, ElementMatricesAreZhus) {
   Eigen::Matrix2d k, m;
   bar1d_element_matrices(2e11, 1e-4, 7850, 0.5, k, m);
-  // seed 001: M = ρAl/6 [2 1; 1 2], K = EA/l [1 −1; −1 1].
+  // Zhu: M = ρAl/6 [2 1; 1 2], K = EA/l [1 −1; −1 1].
   EXPECT_DOUBLE_EQ(m(0, 0), 7850 * 1e-4 * 0.5 / 6 * 2);
   EXPECT_DOUBLE_EQ(m(0, 1), 7850 * 1e-4 * 0.5 / 6);
   EXPECT_DOUBLE_EQ(k(0, 0), 2e11 * 1e-4 / 0.5);
@@ -133,7 +133,7 @@ std::vector<double> box_frequencies(const TetMesh& tets, int order, int count,
 
 TEST(Box, QuadraticElementsBeatLinearInBending) {
   // The benchmark bar 0.30 × 0.03 × 0.02 m (steel): first z-bending mode, Timoshenko 1135.0 Hz
-  // (shared/benchmarks/README.md). P1 on a finer mesh with more DOF than P2 is still worse.
+  // (Cowper's κ). P1 on a finer mesh with more DOF than P2 is still worse.
   const double timoshenko_z1 = 1135.0;
   const auto p2 = box_frequencies(structured_box(0.30, 0.03, 0.02, 15, 2, 2), 2, 1);
   const auto p1 = box_frequencies(structured_box(0.30, 0.03, 0.02, 30, 4, 4), 1, 1);

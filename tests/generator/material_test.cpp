@@ -8,7 +8,7 @@
 using namespace mesh2dsp;
 
 TEST(Material, SeedPresetsMatchHinerTable) {
-  // seed 004 Table 1.
+  // Hiner 2024, Table 1.
   const auto steel = find_material_preset("Steel");
   EXPECT_EQ(steel.density_kg_m3, 7850);
   EXPECT_EQ(steel.youngs_modulus_pa, 2.0e11);

@@ -394,14 +394,19 @@ TEST_F(MeshFormats, UpperCaseExtensionsAreRead) {
 
 namespace {
 
-enum class Msh { v22_ascii, v22_binary, v41_ascii, v41_binary, v41_ascii_tet10 };
+// v22_binary_meshio: binary 2.2 as meshio writes it (some versions): no newline between the
+// endianness marker and $EndMeshFormat nor between any section's binary data and its $End line,
+// and a binary $NodeData section. v41_binary_tight: the same missing newlines in format 4.1.
+enum class Msh { v22_ascii, v22_binary, v22_binary_meshio, v41_ascii, v41_binary, v41_binary_tight, v41_ascii_tet10 };
 
 // The tet mesh as a .msh file; node tags 100, 103, 106, ... (Gmsh does not promise 1..n), a
 // point element and the boundary triangles alongside the tetrahedra (all to be ignored).
 void write_msh(const fs::path& path, const TetMesh& m, Msh kind) {
   const auto tag = [](Eigen::Index i) -> long long { return 100 + 3 * static_cast<long long>(i); };
-  const bool binary = kind == Msh::v22_binary || kind == Msh::v41_binary;
-  const bool v4 = kind != Msh::v22_ascii && kind != Msh::v22_binary;
+  const bool tight = kind == Msh::v22_binary_meshio || kind == Msh::v41_binary_tight;
+  const bool binary = kind == Msh::v22_binary || kind == Msh::v41_binary || tight;
+  const bool v4 = kind != Msh::v22_ascii && kind != Msh::v22_binary && kind != Msh::v22_binary_meshio;
+  const std::string data_end = binary && !tight ? "\n" : "";  // between binary data and $End...
   const bool tet10 = kind == Msh::v41_ascii_tet10;
   // 10-node elements: the six edge midpoints as extra nodes after the corners.
   Eigen::MatrixXd nodes = m.vertices;
@@ -422,7 +427,7 @@ void write_msh(const fs::path& path, const TetMesh& m, Msh kind) {
   std::string s = std::string("$MeshFormat\n") + (v4 ? "4.1" : "2.2") + (binary ? " 1 8\n" : " 0 8\n");
   if (binary) {
     append(s, std::int32_t{1});
-    s += "\n";
+    s += data_end;
   }
   s += "$EndMeshFormat\n$PhysicalNames\n1\n3 1 \"body\"\n$EndPhysicalNames\n";
   auto num = [&](auto v, bool size_t_in_v4 = true) {
@@ -453,7 +458,7 @@ void write_msh(const fs::path& path, const TetMesh& m, Msh kind) {
       for (int k = 0; k < 3; ++k) real(nodes(i, k));
       eol();
     }
-    s += (binary ? "\n" : "") + std::string("$EndNodes\n$Elements\n") + std::to_string(1 + ns + nt) + "\n";
+    s += data_end + std::string("$EndNodes\n$Elements\n") + std::to_string(1 + ns + nt) + "\n";
     if (binary) {
       for (const int h : {15, 1, 2}) num(h);
       for (const long long v : {1ll, 7ll, 7ll, tag(0)}) num(v);
@@ -467,7 +472,7 @@ void write_msh(const fs::path& path, const TetMesh& m, Msh kind) {
         for (const long long v : {2 + ns + t, 1ll, 1ll}) num(v);
         for (const long long n : tets[static_cast<std::size_t>(t)]) num(n);
       }
-      s += "\n";
+      s += data_end;
     } else {
       s += "1 15 2 7 7 " + std::to_string(tag(0)) + "\n";
       for (Eigen::Index f = 0; f < ns; ++f) {
@@ -482,6 +487,11 @@ void write_msh(const fs::path& path, const TetMesh& m, Msh kind) {
       }
     }
     s += "$EndElements\n";
+    if (tight) {  // one value per node, as meshio writes point data
+      s += "$NodeData\n1\n\"temperature\"\n1\n0.0\n3\n0\n1\n" + std::to_string(nn) + "\n";
+      for (Eigen::Index i = 0; i < nn; ++i) num(tag(i)), real(20.0);
+      s += "$EndNodeData\n";
+    }
   } else {
     if (!binary) s += "$Entities\n0 0 0 1\n1 0 0 0 1 1 1 1 1 0\n$EndEntities\n";
     s += "$Nodes\n";
@@ -492,7 +502,7 @@ void write_msh(const fs::path& path, const TetMesh& m, Msh kind) {
       for (int k = 0; k < 3; ++k) real(nodes(i, k));
       eol();
     }
-    s += (binary ? "\n" : "") + std::string("$EndNodes\n$Elements\n");
+    s += data_end + std::string("$EndNodes\n$Elements\n");
     num(2), num(ns + nt), num(1), num(ns + nt), eol();
     num(2, false), num(1, false), num(2, false), num(ns), eol();
     for (Eigen::Index f = 0; f < ns; ++f) {
@@ -506,7 +516,7 @@ void write_msh(const fs::path& path, const TetMesh& m, Msh kind) {
       for (const long long n : tets[static_cast<std::size_t>(t)]) num(n);
       eol();
     }
-    s += (binary ? "\n" : "") + std::string("$EndElements\n");
+    s += data_end + std::string("$EndElements\n");
   }
   write_text(path, s);
 }
@@ -520,11 +530,19 @@ TEST_F(MeshFormats, GmshFilesGiveTheSameMeshAndModesAsTetgenFiles) {
   const auto reference = modes_of(at("box.node"), at("tetgen.json"));
   const std::pair<Msh, const char*> kinds[] = {{Msh::v22_ascii, "v22a.msh"},
                                                {Msh::v22_binary, "v22b.msh"},
+                                               {Msh::v22_binary_meshio, "v22b_meshio.msh"},
                                                {Msh::v41_ascii, "v41a.msh"},
                                                {Msh::v41_binary, "v41b.msh"},
+                                               {Msh::v41_binary_tight, "v41b_tight.msh"},
                                                {Msh::v41_ascii_tet10, "v41a_tet10.msh"}};
   for (const auto& [kind, name] : kinds) {
     write_msh(dir / name, box, kind);
+    if (kind == Msh::v22_binary_meshio) {  // the bytes of the file the issue was about
+      std::ifstream in(dir / name, std::ios::binary);
+      const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      ASSERT_TRUE(contains(bytes, std::string("8\n\x01\0\0\0$EndMeshFormat\n", 21)));
+      ASSERT_TRUE(contains(bytes, "$EndNodeData"));
+    }
     testing::internal::CaptureStderr();
     const auto m = read_gmsh_mesh(dir / name);
     const std::string notices = testing::internal::GetCapturedStderr();
@@ -533,7 +551,7 @@ TEST_F(MeshFormats, GmshFilesGiveTheSameMeshAndModesAsTetgenFiles) {
     if (kind == Msh::v41_ascii_tet10) EXPECT_TRUE(contains(notices, "edge-midpoint")) << notices;
   }
   // The CLI end to end for each encoding.
-  for (const char* name : {"v22a.msh", "v22b.msh", "v41a.msh", "v41b.msh"})
+  for (const char* name : {"v22a.msh", "v22b.msh", "v22b_meshio.msh", "v41a.msh", "v41b.msh"})
     expect_same_modes(modes_of(at(name), at(std::string(name) + ".json")), reference, 1e-8, name);
 }
 

@@ -4,12 +4,16 @@
 #include <faust/gui/meta.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "runtime/dsp/control_layout.hpp"
 #include "runtime/dsp/flush_to_zero.hpp"
 #include "runtime/jit/faust_compiler.hpp"
+#include "runtime/render/events.hpp"
 #include "runtime/render/offline_render.hpp"
+#include "util/error.hpp"
 #include "support.hpp"
 
 // The reference classes generated at build time by `faust -lang cpp` from the same files.
@@ -219,6 +223,55 @@ TEST(RenderErrors, CompileErrorShowsFaustsMessageWithFileAndLine) {
 TEST(RenderErrors, TriggerOfASliderAndValueOutOfRange) {
   expect_clean_failure({"--trigger", "freq@0.1"}, (data_dir() / "bank.dsp").string(), "is not a button");
   expect_clean_failure({"--set", "freq=99999"}, (data_dir() / "bank.dsp").string(), "outside the range");
+}
+
+// A slider's own ends, typed as the decimals its declaration shows ("0.1", which as a double lies
+// below the float bound 0.100000001…), are accepted for every slider and nentry of a generated
+// model; a step beyond either end is still refused. Then the command line itself.
+TEST(RenderEvents, EverySliderOfAGeneratedModelTakesBothEndsOfItsRange) {
+  const fs::path dsp_path = fs::path(MESH2DSP_SOURCE_DIR) / "generated" / "bar" / "bar.dsp";
+  auto instance = uncached().compile_file(dsp_path).instantiate();
+  instance->init(kRate_hz);
+  const auto layout = ControlLayout::of(*instance);
+  int sliders = 0;
+  std::vector<std::string> at_min, at_max;
+  for (const auto* control : layout.controls()) {
+    using mesh2dsp::runtime::ControlKind;
+    if (control->kind != ControlKind::horizontal_slider && control->kind != ControlKind::vertical_slider &&
+        control->kind != ControlKind::num_entry)
+      continue;
+    ++sliders;
+    for (const FAUSTFLOAT end : {control->min, control->max}) {
+      const std::string set = fmt::format("{}={}", control->path, end);  // shortest decimal: "0.1"
+      std::vector<mesh2dsp::runtime::ZoneEvent> bound;
+      ASSERT_NO_THROW(bound = mesh2dsp::runtime::bind_events({mesh2dsp::runtime::parse_set(set)}, layout, kRate_hz))
+          << set;
+      ASSERT_EQ(bound.size(), 1u);
+      EXPECT_EQ(bound[0].value, end) << set;
+      (end == control->min ? at_min : at_max).push_back(set);
+    }
+    const double span = std::max(1.0, static_cast<double>(control->max - control->min));
+    for (const double beyond : {control->min - 0.01 * span, control->max + 0.01 * span}) {
+      const std::string set = fmt::format("{}={}", control->path, beyond);
+      EXPECT_THROW(mesh2dsp::runtime::bind_events({mesh2dsp::runtime::parse_set(set)}, layout, kRate_hz),
+                   mesh2dsp::Error)
+          << set;
+    }
+  }
+  EXPECT_GE(sliders, 8) << "the generated model's sliders and entries";
+  // The reported case, through the command line: every control at its minimum, then its maximum.
+  for (const auto* sets : {&at_min, &at_max}) {
+    TempDir dir;
+    std::vector<std::string> argv{mesh2dsp_bin(), "render", dsp_path.string(), "-o", (dir / "x.wav").string(),
+                                  "-d", "0.2", "--trigger", "@0"};
+    for (const auto& set : *sets) argv.insert(argv.end(), {"--set", set});
+    const auto r = run(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+  TempDir dir;
+  const auto r = run({mesh2dsp_bin(), "render", dsp_path.string(), "-o", (dir / "x.wav").string(), "-d",
+                      "0.1", "--set", "t60_scale=0.1"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 TEST(RenderErrors, NanOutputIsRefusedAndLocated) {

@@ -1,4 +1,4 @@
-// Strike forces: seed 003 eq. 7, impulses, force files, strike points.
+// Strike forces: van den Doel & Pai 2003, eq. 7, impulses, force files, strike points.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +11,7 @@
 
 using namespace mesh2dsp;
 
-TEST(Forces, RaisedCosineIsSeed003Eq7) {
+TEST(Forces, RaisedCosineIsVanDenDoelPaiEq7) {
   const auto f = parse_force("cosine:0.001", 2.0);
   EXPECT_DOUBLE_EQ(force_at(f, -1e-6), 0);
   EXPECT_NEAR(force_at(f, 0.0005), 2.0 * 2, 1e-12);  // F_max (1 − cos π) = 2 F_max

@@ -1,5 +1,5 @@
 // The reference render against the generator's modal analysis on the same tet mesh, and the
-// radiation's physics (O'Brien et al. 2001, seed 000): peaks at the modal frequencies, Rayleigh
+// radiation's physics (O'Brien, Cook & Essl 2001): peaks at the modal frequencies, Rayleigh
 // decay, convergence in dt, the centre/off-centre plate strike (Figs. 6–7), distance and
 // occlusion.
 #include <gtest/gtest.h>
@@ -105,7 +105,7 @@ TEST(FreeBar, PeaksSitAtTheGeneratorFrequenciesAndDecayAtTheRayleighT60) {
                 m.measured_hz, 100 * error);
     EXPECT_LT(std::abs(error), 0.005) << "mode at " << m.expected_hz << " Hz";
   }
-  // Decay of each strong mode against ξ = ½(α/ω + βω), T60 = ln(1000)/(ξω) (DESIGN.md).
+  // Decay of each strong mode against ξ = ½(α/ω + βω), T60 = ln(1000)/(ξω) (Hiner 2024, §2.2).
   int measured = 0;
   const double strongest = std::max_element(matches.begin(), matches.end(), [](auto& a, auto& b) {
                              return a.height < b.height;

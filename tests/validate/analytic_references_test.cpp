@@ -1,5 +1,5 @@
 // The continuum references of `validate --analytic` against published values: the Timoshenko
-// bar table of shared/benchmarks/README.md and Leissa's free square plate.
+// bar table of the benchmark bar and Leissa's free square plate.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +11,7 @@ using namespace mesh2dsp;
 using namespace mesh2dsp::validate;
 
 TEST(AnalyticReferences, TimoshenkoBarMatchesTheBenchmarkTable) {
-  // shared/benchmarks/README.md: the 0.30 x 0.03 x 0.02 m steel bar, free-free, Timoshenko with
+  // The benchmark table: the 0.30 x 0.03 x 0.02 m steel bar, free-free, Timoshenko with
   // kappa = 10(1+nu)/(12+11nu); "z" bends across the 0.02 m side, "y" across the 0.03 m side.
   const Material steel = find_material_preset("steel");
   const double z_hz[4] = {1135.0, 3043.2, 5747.1, 9083.4}, y_hz[4] = {1671.0, 4350.4, 7943.4, 12133.3};
