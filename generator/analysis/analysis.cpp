@@ -74,9 +74,11 @@ void record_solve(const ModalModel& model, const ModalAnalysisResult& modes, Ana
   r.tetrahedra = model.mesh.tetrahedra;
   r.dof = modes.dof;
   r.rigid_modes = modes.rigid_modes;
-  r.estimated_eigen_s = modes.estimated_eigen_s;
+  r.eigen_estimate = modes.estimate;
   r.solved_vectors = modes.solved_vectors;
   r.triangular_solve_s = modes.triangular_solve_s;
+  r.mass_products = modes.mass_products;
+  r.mass_product_s = modes.mass_product_s;
   r.solved = true;
 }
 

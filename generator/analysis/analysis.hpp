@@ -22,9 +22,11 @@ struct AnalysisReport {
   StageTimer timer;
   int tet_vertices = 0, tetrahedra = 0, dof = 0, rigid_modes = 0;
   bool solved = false;  // false when a model file was re-tuned
-  double estimated_eigen_s = 0;  // factorization + iterations, estimated before factorizing
+  SolveEstimate eigen_estimate;    // factorization + iterations, estimated before factorizing
   int solved_vectors = 0;          // Lanczos vectors (right-hand sides solved with the factor)
   double triangular_solve_s = 0;   // the time those solves took
+  int mass_products = 0;           // M times a block of the basis
+  double mass_product_s = 0;       // the time those products took
 };
 
 // True when `path` names a modal model file rather than a mesh.

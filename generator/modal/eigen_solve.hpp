@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fem/assembly.hpp"
+#include "modal/memory_estimate.hpp"
 
 namespace mesh2dsp {
 
@@ -17,8 +18,9 @@ struct EigenSolution {
   double factorization_s = 0;
   int operations = 0;  // right-hand sides solved with the factor (Lanczos vectors)
   double triangular_solve_s = 0;  // time spent in those solves
-  double estimated_s = 0;         // the estimate made before factorizing
-  double estimated_peak_bytes = 0;
+  int mass_products = 0;          // M times a block of the basis
+  double mass_product_s = 0;      // time spent in those products
+  SolveEstimate estimate;         // made before factorizing (zero for the dense solve)
   double assembly_s = 0;  // assembly done inside the solve (the SLEPc solver's, distributed)
 };
 

@@ -46,12 +46,17 @@ SolveEstimate estimate_eigen_solve(int dof, double nonzeros_lower, const FactorS
   // solved and orthogonalised with their M products, the returned shapes (twice: the solution
   // and the analysis result over all nodes).
   e.basis_bytes = 8 * n * (m + 8 * block_size) + 3 * 8 * m * m + 2 * 8 * n * modes;
+  e.nonzeros_lower = nonzeros_lower;
+  e.factor_entries = factor.entries;
+  e.factor_flops = factor.flops;
   e.factor_s = kFactorFixedS + factor.flops / kFactorFlopsPerS;
   // The basis a solid needs is about the memory bound above (the wheel and the statue-like
   // blob: 968 vectors for 314 modes); thin and slender objects need less (the bell: 240 for 64,
   // about 700 for 314), where the estimate errs long.
-  e.iteration_s = m * 4 * factor.entries / kSolveFlopsPerS +
-                  2 * n * m * m / kOrthogonalisationFlopsPerS + 2 * n * m * modes / kRitzVectorFlopsPerS;
+  e.solve_s = m * 4 * factor.entries / kSolveFlopsPerS;
+  e.orthogonalisation_s = 2 * n * m * m / kOrthogonalisationFlopsPerS;
+  e.ritz_s = 2 * n * m * modes / kRitzVectorFlopsPerS;
+  e.iteration_s = e.solve_s + e.mass_s + e.orthogonalisation_s + e.ritz_s;
   return e;
 }
 

@@ -16,6 +16,10 @@ struct SolveEstimate {
   double factor_bytes = 0;    // the numeric factor and CHOLMOD's workspace
   double basis_bytes = 0;     // Lanczos basis, projected matrix, mode shapes (M·basis is not stored)
   double peak_bytes() const { return matrices_bytes + factor_bytes + basis_bytes; }
+  // What it was made from, and the iteration's terms (s): the triangular solves, the M products,
+  // the reorthogonalisation and the Ritz vectors.
+  double nonzeros_lower = 0, factor_entries = 0, factor_flops = 0;
+  double solve_s = 0, mass_s = 0, orthogonalisation_s = 0, ritz_s = 0;
   double factor_s = 0, iteration_s = 0;  // expected wall time
   double time_s() const { return factor_s + iteration_s; }
 };

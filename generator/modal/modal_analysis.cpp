@@ -87,10 +87,11 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
   t.stop();
   if (solution.assembly_s > 0) t.split_last("distributed assembly", solution.assembly_s);
   t.split_last("factorization", solution.factorization_s);
-  result.estimated_eigen_s = solution.estimated_s;
-  result.estimated_peak_bytes = solution.estimated_peak_bytes;
+  result.estimate = solution.estimate;
   result.solved_vectors = solution.operations;
   result.triangular_solve_s = solution.triangular_solve_s;
+  result.mass_products = solution.mass_products;
+  result.mass_product_s = solution.mass_product_s;
 
   const double highest_hz =
       std::sqrt(std::max(0.0, solution.eigenvalues.maxCoeff())) / (2 * M_PI);

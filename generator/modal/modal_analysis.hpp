@@ -8,6 +8,7 @@
 #include "fem/boundary.hpp"
 #include "fem/fem_mesh.hpp"
 #include "fem/material.hpp"
+#include "modal/memory_estimate.hpp"
 #include "util/stage_timer.hpp"
 
 namespace mesh2dsp {
@@ -29,10 +30,11 @@ struct ModalAnalysisResult {
   int dof = 0;                  // free degrees of freedom solved for
   int clamped_nodes = 0;
   int below_band = 0, above_band = 0;  // elastic modes found outside [fmin, fmax]
-  double estimated_eigen_s = 0;        // the estimate made before factorizing (0: dense solve)
-  double estimated_peak_bytes = 0;
+  SolveEstimate estimate;          // made before factorizing (zero for the dense solve)
   int solved_vectors = 0;          // right-hand sides solved with the factor (Lanczos vectors)
   double triangular_solve_s = 0;   // the time those solves took
+  int mass_products = 0;           // M times a block of the basis
+  double mass_product_s = 0;       // the time those products took
 };
 
 // Throws mesh2dsp::Error on failure; warns (notice) when a free body does not show exactly six

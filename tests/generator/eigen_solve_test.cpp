@@ -205,8 +205,8 @@ TEST(EigenSolve, EstimateIsANoticeBeforeALongSolveAndQuietWithQ) {
   EXPECT_NE(said.find("mesh2dsp: notice: eigen solve: 162 tetrahedra (P2), 1029 DOF, up to 20 modes: about "),
             std::string::npos)
       << said;
-  EXPECT_GT(s.estimated_s, 0);
-  EXPECT_GT(s.estimated_peak_bytes, 0);
+  EXPECT_GT(s.estimate.time_s(), 0);
+  EXPECT_GT(s.estimate.peak_bytes(), 0);
   set_quiet(true);
   testing::internal::CaptureStderr();
   solve_lowest_modes(fem.stiffness, fem.mass, o);
