@@ -122,7 +122,7 @@ double detect_hum_hz(const std::vector<float>& x, double rate_hz, std::size_t be
     double line = 0;
     for (long k = std::max(0L, bin - 1); k <= bin + 1; ++k) line = std::max(line, power.magnitude[k]);
     std::vector<double> around;
-    for (long k = std::max(0L, bin - static_cast<long>(20 / power.bin_hz)); k < std::min(n, bin + static_cast<long>(20 / power.bin_hz) + 1); ++k)
+    for (long k = std::max(0L, bin - 12); k < std::min(n, bin + 13); ++k)
       if (std::abs(k - bin) > 3) around.push_back(power.magnitude[k]);
     if (around.empty()) return 0.0;
     std::nth_element(around.begin(), around.begin() + around.size() / 2, around.end());
@@ -201,22 +201,40 @@ std::size_t analysed_length(const PreparedRecording& r) {
 
 std::vector<Partial> pick_partials(const PreparedRecording& r, double lo_hz, double hi_hz, const FitSettings& s) {
   const std::size_t length = analysed_length(r);
-  const signal::Spectrum spectrum = signal::magnitude_spectrum(r.samples, r.rate_hz, 4, static_cast<std::size_t>(r.onset), length);
+  const signal::Spectrum spectrum = signal::magnitude_spectrum(r.samples, r.rate_hz, 4, static_cast<std::size_t>(r.onset), length, true);
   const std::vector<double> noise = signal::noise_magnitude(r.samples, r.rate_hz, static_cast<std::size_t>(r.noise_begin),
                                                             static_cast<std::size_t>(r.noise_length), length, spectrum);
   // 3 dB prominence: the weaker peak of a split pair stands only a few dB above the dip between.
-  const auto peaks = signal::find_peaks(spectrum, lo_hz, hi_hz, s.dynamic_range_db, 3);
+  // 6 dB prominence: a fast-decaying partial's broad line, multiplied by a room's ripple, shows
+  // several lesser maxima; a split pair resolved by seconds of ringing dips far deeper.
+  const auto peaks = signal::find_peaks(spectrum, lo_hz, hi_hz, s.dynamic_range_db, 6);
   std::vector<Partial> out;
   for (const auto& p : peaks) {
     const auto bin = static_cast<std::size_t>(std::lround(p.frequency_hz / spectrum.bin_hz));
     if (bin >= noise.size()) continue;
     const double above = p.level_db - to_db(noise[bin]);
     if (above < s.noise_margin_db) continue;
+    // Standing out of its surroundings, not only of the noise: the skirt of a strong partial
+    // (a decaying line falls off as 1/Δf) rippled by the room holds maxima far above the
+    // pre-roll's noise. The median magnitude over ±3 % is that skirt's level.
+    {
+      const auto span = static_cast<std::size_t>(0.03 * p.frequency_hz / spectrum.bin_hz);
+      const std::size_t a = bin > span ? bin - span : 0, b = std::min(spectrum.magnitude.size() - 1, bin + span);
+      std::vector<double> around;
+      for (std::size_t k = a; k <= b; k += 4) around.push_back(spectrum.magnitude[k]);  // 4: the zero-padding
+      std::nth_element(around.begin(), around.begin() + around.size() / 2, around.end());
+      if (p.level_db - to_db(around[around.size() / 2]) < s.local_contrast_db) continue;
+    }
     if (r.hum_hz > 0) {
       const double k = std::round(p.frequency_hz / r.hum_hz);
       if (k >= 1 && k <= r.hum_harmonics + 2 && std::abs(p.frequency_hz - k * r.hum_hz) < 2) continue;  // residual hum
     }
-    out.push_back({p.frequency_hz, p.level_db, above});
+    // The −3 dB width: walk down both sides of the peak's bin.
+    const double half_power = spectrum.magnitude[bin] / M_SQRT2;
+    std::size_t a = bin, b = bin;
+    while (a > 0 && spectrum.magnitude[a - 1] >= half_power) --a;
+    while (b + 1 < spectrum.magnitude.size() && spectrum.magnitude[b + 1] >= half_power) ++b;
+    out.push_back({p.frequency_hz, p.level_db, above, static_cast<double>(b - a + 1) * spectrum.bin_hz});
   }
   if (!out.empty()) {
     double top = -INFINITY;
@@ -247,17 +265,24 @@ std::vector<ModeCluster> group_modes(const std::vector<double>& frequency_hz, do
 
 std::vector<PartialCluster> cluster_partials(const std::vector<Partial>& partials, double spread) {
   std::vector<PartialCluster> clusters;
+  // Measured from a cluster's first peak, not chained: a run of ripple maxima never grows
+  // into one cluster wider than `spread`.
   for (std::size_t i = 0; i < partials.size(); ++i) {
     if (!clusters.empty() &&
-        partials[i].frequency_hz <= partials[clusters.back().partials.back()].frequency_hz * (1 + spread))
+        partials[i].frequency_hz <= partials[clusters.back().partials.front()].frequency_hz * (1 + spread))
       clusters.back().partials.push_back(static_cast<int>(i));
     else
-      clusters.push_back({{static_cast<int>(i)}, 0, 0});
+      clusters.push_back({{static_cast<int>(i)}, 0, 0, 0});
   }
   for (auto& c : clusters) {
-    double sum = 0;
-    for (int p : c.partials) sum += partials[p].frequency_hz, c.strength = std::max(c.strength, partials[p].above_noise_db);
-    c.frequency_hz = sum / static_cast<double>(c.partials.size());
+    int strongest = c.partials.front();
+    for (int p : c.partials)
+      if (partials[p].above_noise_db > partials[strongest].above_noise_db) strongest = p;
+    c.strength = partials[strongest].above_noise_db;
+    c.width_hz = partials[strongest].width_hz;
+    c.frequency_hz = c.partials.size() == 2
+        ? 0.5 * (partials[c.partials[0]].frequency_hz + partials[c.partials[1]].frequency_hz)
+        : partials[strongest].frequency_hz;
   }
   return clusters;
 }
@@ -330,8 +355,9 @@ ScaleMatch match_scale(const std::vector<ModeCluster>& groups, const std::vector
     for (std::size_t r = 0; r < clusters.size(); ++r)
       for (std::size_t c = 0; c < clusters[r].size(); ++c)
         if (const int g = a.group_of_cluster[r][c]; g >= 0) {
-          sum += clusters[r][c].strength * std::log(clusters[r][c].frequency_hz / groups[g].frequency_hz);
-          weight += clusters[r][c].strength;
+          const double w = clusters[r][c].strength / std::max(clusters[r][c].width_hz, 1e-3);
+          sum += w * std::log(clusters[r][c].frequency_hz / groups[g].frequency_hz);
+          weight += w;
         }
     scale = std::exp(sum / weight);
     a = assign(groups, clusters, scale, s.tolerance);

@@ -62,14 +62,19 @@ struct Partial {
   double frequency_hz = 0;   // interpolated spectral peak (undamped ≈ damped: ξ² ≪ the error)
   double level_db = 0;       // re the recording's strongest partial
   double above_noise_db = 0; // re the noise floor at its frequency: the partial's strength
+  double width_hz = 0;       // its −3 dB width: how precisely its frequency is known
 };
 
 struct FitSettings {
   double scale_lo = 0.5, scale_hi = 2.0;  // scanned frequency scales (E/ρ × 0.25 … 4)
   double tolerance = 0.005;   // a partial is explained within this (relative) of a scaled mode
   double pair_spread = 0.005; // peaks (or modes) closer than this are one pair (split or degenerate)
-  double noise_margin_db = 10;
+  // A partial stands this far above the noise floor's (smoothed) spectrum. 15 dB, not 10: a
+  // spectrum of 10⁵–10⁶ bins of noise holds bins 10 dB above its mean power by chance
+  // (P = e^-10 per bin), 15 dB practically never (e^-31.6).
+  double noise_margin_db = 15;
   double dynamic_range_db = 60;  // partials within this of the strongest
+  double local_contrast_db = 15; // and this far above the median spectrum within ±3 %
   double min_explained = 0.6;    // the strength share of the partials a fit must explain
   int min_matched = 3;
   double band_lo_hz = 20, band_hi_hz = 20000;
@@ -89,8 +94,9 @@ std::vector<ModeCluster> group_modes(const std::vector<double>& frequency_hz, do
 // A recorded peak, or two closer than pair_spread (a pair split by the object's imperfection).
 struct PartialCluster {
   std::vector<int> partials;  // indices into the recording's partials
-  double frequency_hz = 0;    // their mean
+  double frequency_hz = 0;    // two: their mean (a split pair); more: the strongest's
   double strength = 0;        // the strongest's height above the noise (dB)
+  double width_hz = 0;        // the strongest's −3 dB width
 };
 std::vector<PartialCluster> cluster_partials(const std::vector<Partial>& partials, double spread);
 
@@ -107,7 +113,9 @@ struct ScaleMatch {
 // The one scale in [scale_lo, scale_hi] that explains the most partial strength across every
 // recording (each cluster explained by the nearest scaled group within tolerance, weighted by
 // strength × (1 − (error / tolerance)²); a group explains one cluster per recording), then the
-// strength-weighted least-squares scale of the matched set, matched again (three rounds).
+// least-squares scale of the matched set weighted by precision (strength / line width: a
+// slowly decaying partial's narrow line pins its frequency, a fast one's broad line, rippled
+// by the room, does not), matched again (three rounds).
 ScaleMatch match_scale(const std::vector<ModeCluster>& groups,
                        const std::vector<std::vector<PartialCluster>>& clusters, const FitSettings& settings);
 

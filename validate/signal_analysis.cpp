@@ -64,7 +64,7 @@ double Spectrum::peak_in(double lo_hz, double hi_hz, double* height) const {
 }
 
 Spectrum magnitude_spectrum(const std::vector<float>& x, double rate_hz, int pad, std::size_t begin,
-                            std::size_t length) {
+                            std::size_t length, bool from_onset) {
   if (begin > x.size()) begin = x.size();
   const std::size_t n = length == 0 ? x.size() - begin : std::min(length, x.size() - begin);
   // A power of two at least pad × n: FFTW is fastest there and the zero-padding only
@@ -72,7 +72,8 @@ Spectrum magnitude_spectrum(const std::vector<float>& x, double rate_hz, int pad
   std::size_t m = 1;
   while (m < n * static_cast<std::size_t>(std::max(pad, 1))) m <<= 1;
   std::vector<double> in(m, 0.0);
-  const auto w = hann(n);
+  std::vector<double> w = hann(from_onset ? 2 * n : n);
+  if (from_onset) w.erase(w.begin(), w.begin() + static_cast<long>(n));  // its falling half
   for (std::size_t i = 0; i < n; ++i) in[i] = x[begin + i] * w[i];
   const auto out = real_fft(in);
   Spectrum s;

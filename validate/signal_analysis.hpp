@@ -20,9 +20,12 @@ struct Spectrum {
 };
 
 // Hann-windowed, zero-padded (×pad) magnitude spectrum of x[begin, begin + length).
-// length 0: to the end.
+// length 0: to the end. `from_onset`: the Hann's falling half only (1 at `begin`, 0 at the
+// end), for a strike analysed from its onset: a full Hann weighs the loudest, first part of
+// a decaying partial near zero and hides the fast-decaying ones. White noise keeps the same
+// level under either (both windows' mean square is 3/8), so noise_magnitude applies to both.
 Spectrum magnitude_spectrum(const std::vector<float>& x, double rate_hz, int pad = 4,
-                            std::size_t begin = 0, std::size_t length = 0);
+                            std::size_t begin = 0, std::size_t length = 0, bool from_onset = false);
 
 struct Peak {
   double frequency_hz = 0;  // interpolated
