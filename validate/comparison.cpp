@@ -111,6 +111,13 @@ Comparison compare(const std::vector<float>& reference_in, const std::vector<flo
       if (m.frequency_hz >= s.band_lo_hz) lowest_hz = std::min(lowest_hz, m.frequency_hz);
     const double highpass_hz = std::max(0.5 * s.band_lo_hz, std::min(100.0, 0.5 * lowest_hz));
     conditioned = signal::condition_recording(reference_in, rate, highpass_hz);
+    // Mains hum (50 or 60 Hz and harmonics, found in the pre-roll) notched out, as `fit` does.
+    if (conditioned.noise_length > 0) {
+      int harmonics = 0;
+      const double hum_hz = detect_hum_hz(conditioned.samples, rate, 0,
+                                          static_cast<std::size_t>(conditioned.noise_length), &harmonics);
+      if (hum_hz > 0) remove_hum(conditioned.samples, rate, hum_hz, harmonics);
+    }
     // The same high-pass on the generated side: one measurement chain for both.
     generated_conditioned = signal::condition_recording(generated_in, rate, highpass_hz).samples;
   }
@@ -160,8 +167,10 @@ Comparison compare(const std::vector<float>& reference_in, const std::vector<flo
 
   // Spectra of the aligned segments; modes closer than the Hann main lobe (2 bins of 1/length)
   // cannot be told apart and are grouped.
-  c.reference_spectrum = signal::magnitude_spectrum(reference, rate, 4, c.reference_start, c.length);
-  c.generated_spectrum = signal::magnitude_spectrum(generated, rate, 4, c.generated_start, c.length);
+  // A recording: both analysed from their strikes with the falling half of a Hann (a full
+  // Hann weighs a decaying partial's loudest part near zero and hides the fast ones).
+  c.reference_spectrum = signal::magnitude_spectrum(reference, rate, 4, c.reference_start, c.length, s.recording);
+  c.generated_spectrum = signal::magnitude_spectrum(generated, rate, 4, c.generated_start, c.length, s.recording);
   MatchSettings matching = s.matching;
   c.resolution_hz = std::max(matching.resolution_hz, 2 * rate / static_cast<double>(c.length));
   matching.resolution_hz = c.resolution_hz;
