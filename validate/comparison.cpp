@@ -187,9 +187,11 @@ Comparison compare(const std::vector<float>& reference_in, const std::vector<flo
   // most recorded partial strength (recording_fit.hpp); frequencies, decays, missing and
   // spurious peaks are judged after it, the raw errors kept beside (raw_frequency_error).
   if (s.recording) {
+    // Fitted against what the generated render shows (a program pre-warped to a Newmark
+    // recording shows its modes where the recording does, not at the model's frequencies).
     std::vector<double> audible_hz;
     for (const auto& g : c.match.groups)
-      if (g.generated_db >= -matching.judge_floor_db) audible_hz.push_back(g.model_hz);
+      if (g.generated_db >= -matching.judge_floor_db) audible_hz.push_back(g.generated_hz > 0 ? g.generated_hz : g.model_hz);
     const auto peaks = reference_peaks(c.reference_spectrum, c.band_lo_hz * 0.5, c.band_hi_hz * 2, matching);
     std::vector<Partial> partials;
     for (const auto& p : peaks) {

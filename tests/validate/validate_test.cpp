@@ -427,7 +427,9 @@ TEST(Validate, ARecordingWithPreRollDcNoiseDetuningAndAMissingModeIsFitted) {
               j["reference_noise"]["rms"].get<double>());
   EXPECT_NEAR(fit["frequency_scale"].get<double>(), detune, 0.001);
   EXPECT_NEAR(j["reference_noise"]["pre_roll_s"].get<double>(), pre_roll_s, 0.05);
-  // After the fit, every audible group but the dropped one is matched, and that one is missing.
+  // After the fit, every audible group but the dropped one is matched, and that one is the only
+  // strong one missing (within --spurious-db, 20 dB, of the strongest: what a recording judges;
+  // the recording holds no mode above 0.4 x its rate).
   int matched = 0, missing = 0;
   for (const auto& g : fit["match"]["groups"]) {
     const bool has_dropped = std::find(g["modes"].begin(), g["modes"].end(), dropped) != g["modes"].end();
@@ -435,7 +437,7 @@ TEST(Validate, ARecordingWithPreRollDcNoiseDetuningAndAMissingModeIsFitted) {
       ++matched;
       EXPECT_FALSE(has_dropped) << g.dump();
     }
-    if (g["status"] == "missing") {
+    if (g["status"] == "missing" && g["generated_db"].get<double>() >= -20) {
       ++missing;
       EXPECT_TRUE(has_dropped) << g.dump();
     }
