@@ -215,7 +215,8 @@ def _strike(frequencies_hz, t60_s, rate=48000, pre_roll_s=0.2, seconds=2.5, seed
 def test_fit_recovers_the_scale_and_damping_and_refuses_another_object():
     model = mesh2dsp.load(SOURCE / "generated" / "bowl" / "bowl.modal.json")
     scale, alpha, beta = 1.05, 6.0, 1.5e-8
-    f = np.unique(np.round(model.frequencies_hz[:8], 0)) * scale
+    f = model.frequencies_hz[:8]
+    f = f[np.r_[True, np.diff(f) / f[1:] > 0.01]] * scale  # a degenerate pair rings as one partial
     w = 2 * np.pi * f
     x = _strike(f, np.log(1000) / (alpha / 2 + beta * w * w / 2))
     fit = mesh2dsp.fit(model, [x], sample_rate=48000)
