@@ -210,6 +210,10 @@ Comparison compare(const std::vector<float>& reference_in, const std::vector<flo
     }
     MatchSettings scaled = matching;
     scaled.frequency_scale = fit.scale;
+    // After the fit a partial lies within the tolerance or it is not this mode's: a ±5 % window
+    // would take a neighbour's peak (or the room's) for a mode the strike or the microphone
+    // did not reach.
+    scaled.search = std::min(scaled.search, 3 * tol.frequency);
     fit.match = match_modes(model_hz, weights, c.generated_spectrum, c.reference_spectrum, c.band_lo_hz,
                             c.band_hi_hz, tol.frequency, scaled);
     double sum = 0;
@@ -261,6 +265,9 @@ Comparison compare(const std::vector<float>& reference_in, const std::vector<flo
     double raw_worst = 0;
     for (const auto& g : judged_match.groups) {
       if (g.status != MatchStatus::matched && g.status != MatchStatus::shifted) continue;
+      // A recording: a weak mode's nearby peak (more than --spurious-db below the strongest in
+      // the generated render) is not judged; a strong mode off by more than the tolerance is.
+      if (s.recording && g.status == MatchStatus::shifted && g.generated_db < -tol.spurious_db) continue;
       if (std::abs(g.raw_frequency_error) > std::abs(raw_worst)) raw_worst = g.raw_frequency_error;
       ++judged;
       if (std::abs(g.frequency_error) * 100 > std::abs(m.value)) m.value = 100 * g.frequency_error;
