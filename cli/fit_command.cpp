@@ -55,7 +55,11 @@ void register_fit_command(CLI::App& app) {
                   "is taken for another object (%)")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 100.0));
-  cmd->callback([options, references, output, settings, tolerance_percent, explained_percent] {
+  auto fit_poisson = std::make_shared<bool>(false);
+  cmd->add_flag("--fit-poisson", *fit_poisson,
+                "also fit the Poisson ratio nu (it changes the modes' ratios, which one E/rho scale cannot): a 1-D "
+                "search with 8 re-solves of MESH, E/rho and damping refitted at each; needs the mesh, not a model");
+  cmd->callback([options, references, output, settings, tolerance_percent, explained_percent, fit_poisson] {
     const auto start = std::chrono::steady_clock::now();
     settings->tolerance = *tolerance_percent / 100;
     settings->pair_spread = std::max(settings->pair_spread, settings->tolerance);
@@ -71,17 +75,37 @@ void register_fit_command(CLI::App& app) {
     for (const auto& path : *references)
       for (auto& r : validate::read_recordings(path)) recordings.push_back(std::move(r));
     if (!fs::exists(options->input)) throw Error(fmt::format("{}: no such file", options->input));
-    AnalysisReport report;
-    const ModalModel model = analyze(*options, &report);
-    const validate::FitResult result = validate::fit_model(model, recordings, *settings);
-    if (!is_quiet())
-      for (const auto& n : result.notes) fmt::print(stderr, "fit: {}\n", n);
+    validate::FitResult result;
+    std::string poisson_line;
+    if (*fit_poisson) {
+      if (is_modal_model_path(options->input))
+        throw Error("--fit-poisson re-solves the modes at other Poisson ratios: give the MESH, not a model file");
+      const double nu0 = resolve_material(*options).poisson_ratio;
+      auto model_at = [&](double nu) {
+        AnalysisOptions a = *options;
+        a.material_overrides.poisson_ratio = nu;
+        return analyze(a);
+      };
+      const validate::PoissonFit p = validate::fit_poisson(model_at, nu0, recordings, *settings);
+      result = p.best;
+      std::string tried;
+      for (const auto& [nu, cost] : p.tried) tried += fmt::format("{}{:.3f}", tried.empty() ? "" : ", ", nu);
+      poisson_line = fmt::format(
+          "fit: Poisson ratio {:.3f} -> {:.3f} ({} solves at nu = {}): partials explained {} -> {} of {}, rms "
+          "frequency error {:.3f} % -> {:.3f} %\n", p.initial_nu, p.nu, p.tried.size(), tried, p.initial.match.matched,
+          p.best.match.matched, p.best.match.considered, 100 * p.initial.match.rms_error, 100 * p.best.match.rms_error);
+    } else {
+      AnalysisReport report;
+      result = validate::fit_model(analyze(*options, &report), recordings, *settings);
+    }
     fmt::print("{}", validate::fit_table(result));
     std::fflush(stdout);
+    if (!is_quiet())
+      for (const auto& n : result.notes) fmt::print(stderr, "fit: {}\n", n);
     if (!result.same_object) throw Error(result.verdict);
     write_modal_model(*output, result.fitted);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    fmt::print("fit: {}\n", result.verdict);
+    fmt::print("fit: {}\n{}", result.verdict, poisson_line);
     if (result.damping.fitted)
       fmt::print("fit: Rayleigh alpha {:.4g} 1/s, beta {:.4g} s from {} decays (rms error of the decay rates {:.1f} %)\n",
                  result.damping.alpha_per_s, result.damping.beta_s, result.damping.used,

@@ -588,6 +588,36 @@ FitResult fit_model(const ModalModel& model, const std::vector<Recording>& recor
   return result;
 }
 
+double fit_cost(const FitResult& r, const FitSettings& s) {
+  return static_cast<double>(r.match.considered - r.match.matched) + r.match.rms_error / s.tolerance;
+}
+
+PoissonFit fit_poisson(const std::function<ModalModel(double)>& model_at, double initial_nu,
+                       const std::vector<Recording>& recordings, const FitSettings& s, int solves) {
+  PoissonFit p;
+  p.initial_nu = p.nu = initial_nu;
+  p.initial = p.best = fit_model(model_at(initial_nu), recordings, s);
+  double best_cost = fit_cost(p.best, s);
+  p.tried.push_back({initial_nu, best_cost});
+  auto cost_at = [&](double nu) {
+    FitResult r = fit_model(model_at(nu), recordings, s);
+    const double c = fit_cost(r, s);
+    p.tried.push_back({nu, c});
+    if (c < best_cost) best_cost = c, p.best = std::move(r), p.nu = nu;
+    return c;
+  };
+  // Golden section: each step keeps the bracket's better part, one solve per step.
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  double a = std::max(0.05, initial_nu - 0.15), b = std::min(0.49, initial_nu + 0.15);
+  double x1 = b - g * (b - a), x2 = a + g * (b - a);
+  double f1 = cost_at(x1), f2 = cost_at(x2);
+  for (int i = 2; i < solves - 1; ++i) {
+    if (f1 <= f2) b = x2, x2 = x1, f2 = f1, x1 = b - g * (b - a), f1 = cost_at(x1);
+    else a = x1, x1 = x2, f1 = f2, x2 = a + g * (b - a), f2 = cost_at(x2);
+  }
+  return p;
+}
+
 std::string material_flags(const Material& m) {
   return fmt::format("--youngs-modulus {:.6g} --density {:.6g} --poisson-ratio {:.6g} --rayleigh-mass {:.6g} "
                      "--rayleigh-stiffness {:.6g}", m.youngs_modulus_pa, m.density_kg_m3, m.poisson_ratio,

@@ -12,6 +12,7 @@
 //   fit_rayleigh       -> α, β by weighted least squares on the decay rates;
 //   fit_model          -> all of the above, and the model re-tuned exactly (no re-solve).
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -178,6 +179,19 @@ struct FitResult {
 // Fits `model` to the recordings; the model is never re-solved (retune_material). Throws
 // mesh2dsp::Error on input that cannot be analysed (no partial above the noise, no onset).
 FitResult fit_model(const ModalModel& model, const std::vector<Recording>& recordings, const FitSettings& settings);
+
+// --fit-poisson: ν by a 1-D search with a handful of re-solves, E/ρ and the damping refitted at
+// each (ν changes the modes' ratios; one scale cannot). `model_at(ν)` solves the mesh at ν.
+// The search: golden section on [ν0 − 0.15, ν0 + 0.15] ∩ [0.05, 0.49], the cost of a fit being
+// its unexplained partials (each costs 1) plus its rms error in tolerances (< 1: the tie-break).
+struct PoissonFit {
+  double initial_nu = 0, nu = 0;
+  FitResult initial, best;
+  std::vector<std::pair<double, double>> tried;  // (ν, cost)
+};
+double fit_cost(const FitResult& result, const FitSettings& settings);
+PoissonFit fit_poisson(const std::function<ModalModel(double)>& model_at, double initial_nu,
+                       const std::vector<Recording>& recordings, const FitSettings& settings, int solves = 8);
 
 // "--youngs-modulus 2.08e+11 --density 7850 --rayleigh-mass 5.9 --rayleigh-stiffness 9.1e-09"
 std::string material_flags(const Material& material);

@@ -186,7 +186,10 @@ TEST_P(FitTruth, RecoversTheScaleAndTheRayleighPairThroughEveryImpairment) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scales, FitTruth,
-                         ::testing::Values(Truth{1.0731, 8, 1.2e-8}, Truth{0.8317, 3, 2.5e-8}, Truth{1.21, 12, 6e-9}));
+                         ::testing::Values(Truth{1.0731, 8, 1.2e-8}, Truth{0.8317, 3, 2.5e-8}, Truth{1.21, 12, 6e-9}),
+                         [](const ::testing::TestParamInfo<Truth>& info) {
+                           return "scale" + std::to_string(static_cast<int>(std::lround(info.param.scale * 10000)));
+                         });
 
 TEST(Fit, TellsARecordingOfAnotherObjectApart) {
   // The bar's partials (other ratios entirely) against the bowl's model.
