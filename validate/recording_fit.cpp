@@ -582,7 +582,8 @@ FitResult fit_model(const ModalModel& model, const std::vector<Recording>& recor
                     result.match.matched, result.match.considered, 100 * share, 100 * result.match.rms_error)
       : fmt::format("the recording does not look like this object: the best frequency scale (x{:.4f}) explains "
                     "only {} of {} partials ({:.0f} % of their strength; {:.0f} % and {} needed). Is it a "
-                    "recording of another object, or the model of another mesh?",
+                    "recording of another object, the model of another mesh, or is its Poisson ratio off (`fit MESH "
+                    "--fit-poisson`)?",
                     result.frequency_scale, result.match.matched, result.match.considered, 100 * share,
                     100 * s.min_explained, s.min_matched);
   return result;
