@@ -11,12 +11,6 @@
 namespace mesh2dsp::validate {
 namespace {
 
-std::size_t power_of_two_at_most(double n) {
-  std::size_t p = 1;
-  while (static_cast<double>(p * 2) <= n) p <<= 1;
-  return p;
-}
-
 std::string modes_text(const ModeGroup& g) {
   std::string s;
   for (int m : g.modes) s += (s.empty() ? "" : "+") + std::to_string(m);
@@ -40,8 +34,7 @@ void measure_decays(Comparison& c, const MatchResult& match, double scale, const
                     const std::vector<float>& generated, const std::vector<ExpectedMode>& modes,
                     double rate_hz, const std::vector<float>* noise) {
   // Frames: ~85 ms at 48 kHz (11.7 Hz bins), shorter for short signals so at least ~8 frames fit.
-  c.decay_frame = std::clamp<std::size_t>(power_of_two_at_most(std::min(0.09 * rate_hz, c.length / 6.0)),
-                                          256, 16384);
+  c.decay_frame = signal::decay_frame(rate_hz, static_cast<std::size_t>(c.length));
   const std::size_t hop = c.decay_frame / 4;
   std::vector<float> ref(reference.begin() + c.reference_start,
                          reference.begin() + c.reference_start + c.length);
@@ -237,7 +230,7 @@ Comparison compare(const std::vector<float>& reference_in, const std::vector<flo
   std::vector<float> ref(reference.begin() + c.reference_start, reference.begin() + c.reference_start + c.length);
   std::vector<float> gen(generated.begin() + c.generated_start, generated.begin() + c.generated_start + c.length);
   c.level_ratio_db = 20 * std::log10(std::max(signal::rms(ref), 1e-300) / std::max(signal::rms(gen), 1e-300));
-  const std::size_t welch_frame = std::clamp<std::size_t>(power_of_two_at_most(std::min(0.09 * rate, c.length / 2.0)), 256, 16384);
+  const std::size_t welch_frame = std::clamp<std::size_t>(signal::power_of_two_at_most(std::min(0.09 * rate, c.length / 2.0)), 256, 16384);
   c.reference_bands = signal::band_levels(signal::welch_power(ref, rate, welch_frame), c.band_lo_hz, c.band_hi_hz, 12);
   c.generated_bands = signal::band_levels(signal::welch_power(gen, rate, welch_frame), c.band_lo_hz, c.band_hi_hz, 12);
   {

@@ -14,43 +14,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::size_t power_of_two_at_most(double n) {
-  std::size_t p = 1;
-  while (static_cast<double>(p * 2) <= n) p <<= 1;
-  return p;
-}
-
 double to_db(double magnitude) { return 20 * std::log10(std::max(magnitude, 1e-300)); }
 
-// Mean band power of a spectrogram's frames (its noise level in that band), dB.
+// A spectrogram band's mean power (a noise segment's level there) and its loudest frame, dB.
 double band_level_db(const signal::Spectrogram& sg, double lo_hz, double hi_hz) {
-  if (sg.power.empty()) return -300;
-  const std::size_t bins = sg.power.front().size();
-  const auto a = static_cast<std::size_t>(std::max(0.0, std::floor(lo_hz / sg.bin_hz)));
-  const auto b = std::min(bins - 1, static_cast<std::size_t>(std::ceil(hi_hz / sg.bin_hz)));
+  const auto levels = signal::band_energy_db(sg, lo_hz, hi_hz);
   double e = 0;
-  for (const auto& frame : sg.power)
-    for (std::size_t k = a; k <= b; ++k) e += frame[k];
-  return 10 * std::log10(std::max(e / static_cast<double>(sg.power.size()), 1e-300));
+  for (double l : levels) e += std::pow(10.0, l / 10);
+  return levels.empty() ? -300 : 10 * std::log10(std::max(e / static_cast<double>(levels.size()), 1e-300));
 }
 
 double max_band_level_db(const signal::Spectrogram& sg, double lo_hz, double hi_hz) {
-  double top = -300;
-  if (sg.power.empty()) return top;
-  const std::size_t bins = sg.power.front().size();
-  const auto a = static_cast<std::size_t>(std::max(0.0, std::floor(lo_hz / sg.bin_hz)));
-  const auto b = std::min(bins - 1, static_cast<std::size_t>(std::ceil(hi_hz / sg.bin_hz)));
-  for (const auto& frame : sg.power) {
-    double e = 0;
-    for (std::size_t k = a; k <= b; ++k) e += frame[k];
-    top = std::max(top, 10 * std::log10(std::max(e, 1e-300)));
-  }
-  return top;
-}
-
-// The spectrogram frame for decays: ~85 ms (11.7 Hz bins at 48 kHz), as validate's comparison.
-std::size_t decay_frame(double rate_hz, std::size_t available) {
-  return std::clamp<std::size_t>(power_of_two_at_most(std::min(0.09 * rate_hz, available / 6.0)), 256, 16384);
+  const auto levels = signal::band_energy_db(sg, lo_hz, hi_hz);
+  return levels.empty() ? -300 : *std::max_element(levels.begin(), levels.end());
 }
 
 }  // namespace
@@ -114,7 +90,7 @@ double detect_hum_hz(const std::vector<float>& x, double rate_hz, std::size_t be
   if (length < static_cast<std::size_t>(0.1 * rate_hz)) return 0;
   // ~2 Hz bins (or what the segment allows): the mains line stands out of the noise around it.
   const std::vector<float> segment(x.begin() + static_cast<long>(begin), x.begin() + static_cast<long>(begin + length));
-  const auto power = signal::welch_power(segment, rate_hz, power_of_two_at_most(std::min(0.5 * rate_hz, length / 2.0)));
+  const auto power = signal::welch_power(segment, rate_hz, signal::power_of_two_at_most(std::min(0.5 * rate_hz, length / 2.0)));
   auto excess_db = [&](double f) {
     const auto bin = static_cast<long>(std::lround(f / power.bin_hz));
     const long n = static_cast<long>(power.magnitude.size());
@@ -515,7 +491,7 @@ FitResult fit_model(const ModalModel& model, const std::vector<Recording>& recor
   for (std::size_t r = 0; r < result.recordings.size(); ++r) {
     const auto& p = result.recordings[r];
     const std::size_t length = analysed_length(p);
-    const std::size_t frame = decay_frame(p.rate_hz, length);
+    const std::size_t frame = signal::decay_frame(p.rate_hz, length);
     const auto sg = signal::spectrogram(std::vector<float>(p.samples.begin() + p.onset, p.samples.begin() + p.onset + static_cast<long>(length)),
                                         p.rate_hz, frame, frame / 4);
     std::vector<float> noise(p.samples.begin() + p.noise_begin, p.samples.begin() + p.noise_begin + p.noise_length);
