@@ -343,3 +343,26 @@ TEST(FitCommand, FitPoissonFindsTheRatioOneScaleCannot) {
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.output.find("give the MESH"), std::string::npos) << bad.output;
 }
+
+TEST(Fit, SaysClippingAndTakesTheNoiseFromTheTailWithoutAPreRoll) {
+  const Truth truth{0.95, 6, 1e-8};
+  const auto partials = partials_of(bowl(), truth, 0);
+  // No pre-roll (the file starts with the strike), 3 s of decay, overloaded by 18 dB.
+  auto x = test::render_partials(partials, kRate, 0.0, 3.0);
+  const double peak = signal::peak_abs(x);
+  test::add_noise(x, 1e-3 * peak, 41);
+  for (float& v : x) v = static_cast<float>(std::clamp(8.0 * v / peak, -1.0, 1.0));  // the converter clips last
+  test::quantise_16_bit(x);
+  EXPECT_GT(validate::count_clipped_samples(x), 0);
+  const validate::FitResult r = validate::fit_model(bowl(), {{"clipped", x, kRate}}, {});
+  ASSERT_EQ(r.recordings.size(), 1u);
+  EXPECT_TRUE(r.recordings[0].noise_from_tail);
+  EXPECT_GT(r.recordings[0].clipped_samples, 0);
+  bool said = false;
+  for (const auto& n : r.notes) said |= n.find("clipped") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_TRUE(r.same_object) << r.verdict;
+  EXPECT_NEAR(r.frequency_scale / truth.scale, 1, 0.001);
+  // A clean strike is not called clipped.
+  EXPECT_EQ(validate::count_clipped_samples(strike(partials, 7, 0.3)), 0);
+}
