@@ -16,5 +16,6 @@ void register_render_command(CLI::App& app);     // runtime/render
 void register_play_command(CLI::App& app);       // runtime/live
 void register_reference_command(CLI::App& app);  // solver
 void register_validate_command(CLI::App& app);   // validate
+void register_fit_command(CLI::App& app);        // validate (recording_fit)
 
 }  // namespace mesh2dsp

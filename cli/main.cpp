@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
 #endif
 #ifdef MESH2DSP_HAVE_VALIDATE
   mesh2dsp::register_validate_command(app);
+  mesh2dsp::register_fit_command(app);
 #endif
 
   try {

@@ -29,7 +29,8 @@ void register_validate_command(CLI::App& app) {
   cmd->add_option("--model", o->model, "an existing .modal.json to validate (default: analyse MESH)");
   cmd->add_option("--dsp", o->dsp, "an existing Faust program of --model (default: emitted from the model)");
   cmd->add_option("--reference", o->reference,
-                  "reference WAV: a `mesh2dsp reference` render (its .json sidecar is read) or any recording");
+                  "reference WAV: a `mesh2dsp reference` render (its .json sidecar is read) or any recording (its partials "
+                  "judged after one fitted E/rho scale, as `mesh2dsp fit` fits it)");
   cmd->add_option("--reference-channel", o->reference_channel, "channel of --reference")->capture_default_str();
   cmd->add_option("--report", o->report, "report directory (report.html, report.json, the renders)")
       ->capture_default_str();

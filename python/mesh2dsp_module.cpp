@@ -28,6 +28,7 @@
 #include "runtime/render/offline_render.hpp"
 #endif
 #ifdef MESH2DSP_PYTHON_HAVE_VALIDATE
+#include "validate/recording_fit.hpp"
 #include "validate/validate.hpp"
 #endif
 
@@ -434,6 +435,62 @@ PYBIND11_MODULE(_mesh2dsp, m) {  // the compiled part of the package (mesh2dsp/_
       "listeners"_a = std::vector<Eigen::Vector3d>{}, "duration"_a = 0.25, "analytic"_a = false,
       "`mesh2dsp validate`: (passed, verdict text); the report is written to `report`. analytic=True "
       "compares the model with the continuum theory of a bar or a thin plate.");
+  m.def(
+      "fit",
+      [](const ModalModel& model, const py::list& references, std::optional<double> sample_rate,
+         double frequency_tolerance, double min_explained) {
+        // Each reference: a sound file (every channel), or samples (1-D, or channels x frames) at sample_rate.
+        std::vector<validate::Recording> recordings;
+        for (std::size_t i = 0; i < references.size(); ++i) {
+          const py::handle item = references[i];
+          if (py::isinstance<py::array>(item)) {
+            if (!sample_rate || !(*sample_rate > 0))
+              throw Error("fit: samples given as an array need sample_rate (Hz)");
+            const auto a = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(item);
+            if (!a || a.ndim() < 1 || a.ndim() > 2) throw Error("fit: a reference array is 1-D or channels x frames");
+            const py::ssize_t channels = a.ndim() == 1 ? 1 : a.shape(0), frames = a.shape(a.ndim() - 1);
+            for (py::ssize_t c = 0; c < channels; ++c) {
+              std::vector<float> x(a.data() + c * frames, a.data() + (c + 1) * frames);
+              recordings.push_back({fmt::format("reference {}{}", i, channels > 1 ? fmt::format(" ch{}", c) : ""),
+                                    std::move(x), *sample_rate});
+            }
+          } else {
+            for (auto& r : validate::read_recordings(py::str(item).cast<std::string>())) recordings.push_back(std::move(r));
+          }
+        }
+        validate::FitSettings settings;
+        settings.tolerance = frequency_tolerance / 100;
+        settings.pair_spread = std::max(settings.pair_spread, settings.tolerance);
+        settings.min_explained = min_explained / 100;
+        validate::FitResult r;
+        {
+          py::gil_scoped_release unlocked;
+          r = validate::fit_model(model, recordings, settings);
+        }
+        if (!r.same_object) throw Error(r.verdict);
+        py::list rows;
+        for (const auto& row : r.rows)
+          rows.append(py::dict("recording"_a = row.recording, "modes"_a = row.modes, "model_hz"_a = row.model_hz,
+                               "fitted_hz"_a = row.fitted_hz, "recorded_hz"_a = row.recorded_hz,
+                               "error"_a = row.error, "model_t60_s"_a = row.model_t60_s,
+                               "recorded_t60_s"_a = row.decay.measured ? py::cast(row.decay.fit.t60_s) : py::none(),
+                               "t60_range_db"_a = row.decay.fit.fit_range_db));
+        return py::dict("model"_a = r.fitted, "frequency_scale"_a = r.frequency_scale,
+                        "youngs_modulus_scale"_a = r.stiffness_scale,
+                        "rayleigh_mass"_a = r.fitted.material.rayleigh_mass_per_s,
+                        "rayleigh_stiffness"_a = r.fitted.material.rayleigh_stiffness_s,
+                        "damping_fitted"_a = r.damping.fitted, "matched"_a = r.match.matched,
+                        "considered"_a = r.match.considered, "verdict"_a = r.verdict, "rows"_a = rows,
+                        "notes"_a = r.notes, "flags"_a = validate::material_flags(r.fitted.material),
+                        "table"_a = validate::fit_table(r));
+      },
+      "model"_a, "references"_a, "sample_rate"_a = py::none(), "frequency_tolerance"_a = 0.5,
+      "min_explained"_a = 60.0,
+      "`mesh2dsp fit`: one E/rho scale and Rayleigh alpha, beta fitted to recordings of the object (paths, "
+      "or numpy arrays at sample_rate; every channel is one recording, all fitted jointly). Returns a dict: "
+      "'model' (re-tuned exactly, no re-solve), 'frequency_scale', 'youngs_modulus_scale', 'rayleigh_mass', "
+      "'rayleigh_stiffness', 'rows' (per matched partial), 'flags', 'table', 'verdict'. Raises mesh2dsp.Error "
+      "when the recordings do not look like this object.");
 #endif
 
 #ifdef MESH2DSP_PYTHON_HAVE_RUNTIME

@@ -47,39 +47,6 @@ std::vector<signal::Peak> reference_peaks(const signal::Spectrum& reference, dou
   return peaks;
 }
 
-double fit_frequency_scale(const std::vector<double>& group_hz, const std::vector<signal::Peak>& peaks,
-                           double tolerance, double lo, double hi) {
-  auto nearest_ratio = [&](double f) {
-    double best = INFINITY;
-    for (const auto& p : peaks)
-      if (std::abs(p.frequency_hz / f - 1) < std::abs(best - 1)) best = p.frequency_hz / f;
-    return best;
-  };
-  double best_scale = 1, best_error = INFINITY;
-  int best_count = 0;
-  for (double s = lo; s <= hi; s *= 1 + tolerance / 4) {
-    int count = 0;
-    double error = 0;
-    for (double f : group_hz) {
-      const double r = nearest_ratio(s * f);
-      if (std::abs(r - 1) <= tolerance) ++count, error += std::abs(r - 1);
-    }
-    if (count > best_count || (count == best_count && count > 0 && error / count < best_error)) {
-      best_count = count;
-      best_error = error / std::max(count, 1);
-      best_scale = s;
-    }
-  }
-  if (best_count == 0) return 1;
-  double log_sum = 0;
-  int used = 0;
-  for (double f : group_hz) {
-    const double r = nearest_ratio(best_scale * f);
-    if (std::abs(r - 1) <= tolerance) log_sum += std::log(best_scale * r), ++used;
-  }
-  return std::exp(log_sum / used);
-}
-
 MatchResult match_modes(const std::vector<double>& model_hz, const std::vector<double>& weights,
                         const signal::Spectrum& generated, const signal::Spectrum& reference,
                         double band_lo_hz, double band_hi_hz, double tolerance,

@@ -84,13 +84,6 @@ struct MatchResult {
 std::vector<signal::Peak> reference_peaks(const signal::Spectrum& reference, double lo_hz, double hi_hz,
                                           const MatchSettings& settings);
 
-// One material scale for a model against a reference: every frequency × s (s² = the factor on
-// E/ρ, the only material change that scales all modes alike). The s in [lo, hi] that lets the
-// most judged groups' model frequencies land within `tolerance` of a reference peak (ties: the
-// smallest mean error), refined to the geometric mean of those ratios. 1 when none lands.
-double fit_frequency_scale(const std::vector<double>& group_hz, const std::vector<signal::Peak>& peaks,
-                           double tolerance, double lo = 0.8, double hi = 1.25);
-
 MatchResult match_modes(const std::vector<double>& model_hz, const std::vector<double>& weights,
                         const signal::Spectrum& generated, const signal::Spectrum& reference,
                         double band_lo_hz, double band_hi_hz, double tolerance,

@@ -139,8 +139,10 @@ json report_json(const ReportInput& r) {
   }
   if (c.material_fit) {
     const auto& a = *c.material_fit;
-    j["material_fit"] = {{"note", "one material scale fitted to the recording: every model frequency x scale, "
-                                  "i.e. E/rho x scale^2; beside the raw comparison, never instead"},
+    j["material_fit"] = {{"note", "one material scale fitted to the recording (the one that explains the most "
+                                  "recorded partial strength): every model frequency x scale, i.e. E/rho x scale^2; "
+                                  "the recording's frequencies, decays, missing modes and spurious peaks are judged "
+                                  "after it, the raw errors kept beside (raw_frequency_error)"},
                          {"frequency_scale", a.scale},
                          {"youngs_modulus_over_density_scale", a.scale * a.scale},
                          {"matched", a.matched},
@@ -276,10 +278,11 @@ std::string report_html(const ReportInput& r) {
 
   if (c.material_fit) {
     const auto& a = *c.material_fit;
-    h += fmt::format("<h2>One material scale fitted (beside, never instead of, the raw comparison)</h2>\n"
-                     "<p>The recording was conditioned: DC and rumble removed, the strike found {:.3f} s in against "
+    h += fmt::format("<h2>One material scale fitted: the recording is judged after it (raw errors beside)</h2>\n"
+                     "<p>The recording was conditioned: DC, rumble and mains hum removed, the strike found {:.3f} s in against "
                      "the pre-roll's noise floor (RMS {:.3g} over {:.3f} s), peaks counted only 10 dB above that "
-                     "floor. Model frequencies × {:.5f} (E/ρ × {:.4f}): {} of {} mode groups within ±{:.2f} %, "
+                     "floor. The scale that explains the most recorded partial strength: model frequencies × {:.5f} "
+                     "(E/ρ × {:.4f}): {} of {} mode groups within ±{:.2f} %, "
                      "mean |error| {:.3f} %.</p>\n",
                      c.onset_reference_s, c.reference_noise_rms, c.reference_noise_s, a.scale, a.scale * a.scale,
                      a.matched, a.judged, 100 * r.tolerances.frequency, 100 * a.mean_abs_error);

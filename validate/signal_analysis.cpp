@@ -64,7 +64,7 @@ double Spectrum::peak_in(double lo_hz, double hi_hz, double* height) const {
 }
 
 Spectrum magnitude_spectrum(const std::vector<float>& x, double rate_hz, int pad, std::size_t begin,
-                            std::size_t length) {
+                            std::size_t length, bool from_onset) {
   if (begin > x.size()) begin = x.size();
   const std::size_t n = length == 0 ? x.size() - begin : std::min(length, x.size() - begin);
   // A power of two at least pad × n: FFTW is fastest there and the zero-padding only
@@ -72,7 +72,8 @@ Spectrum magnitude_spectrum(const std::vector<float>& x, double rate_hz, int pad
   std::size_t m = 1;
   while (m < n * static_cast<std::size_t>(std::max(pad, 1))) m <<= 1;
   std::vector<double> in(m, 0.0);
-  const auto w = hann(n);
+  std::vector<double> w = hann(from_onset ? 2 * n : n);
+  if (from_onset) w.erase(w.begin(), w.begin() + static_cast<long>(n));  // its falling half
   for (std::size_t i = 0; i < n; ++i) in[i] = x[begin + i] * w[i];
   const auto out = real_fft(in);
   Spectrum s;
@@ -176,18 +177,24 @@ double fit_slope(const std::vector<double>& x, const std::vector<double>& y, dou
   return vx > 0 ? cxy / vx : 0;
 }
 
-DecayFit band_decay(const Spectrogram& sg, double lo_hz, double hi_hz, double range_db) {
-  DecayFit fit;
-  if (sg.power.empty()) return fit;
+std::vector<double> band_energy_db(const Spectrogram& sg, double lo_hz, double hi_hz) {
+  std::vector<double> level_db;
+  if (sg.power.empty()) return level_db;
   const std::size_t bins = sg.power.front().size();
   const auto a = static_cast<std::size_t>(std::max(0.0, std::floor(lo_hz / sg.bin_hz)));
   const auto b = std::min(bins - 1, static_cast<std::size_t>(std::ceil(hi_hz / sg.bin_hz)));
-  std::vector<double> level_db;
   for (const auto& frame : sg.power) {
     double e = 0;
     for (std::size_t k = a; k <= b; ++k) e += frame[k];
     level_db.push_back(10 * std::log10(std::max(e, 1e-300)));
   }
+  return level_db;
+}
+
+DecayFit band_decay(const Spectrogram& sg, double lo_hz, double hi_hz, double range_db) {
+  DecayFit fit;
+  if (sg.power.empty()) return fit;
+  const std::vector<double> level_db = band_energy_db(sg, lo_hz, hi_hz);
   const auto top = std::max_element(level_db.begin(), level_db.end()) - level_db.begin();
   std::vector<double> t, y;
   for (std::size_t i = static_cast<std::size_t>(top); i < level_db.size(); ++i) {
@@ -306,6 +313,16 @@ long long best_lag(const std::vector<float>& a, const std::vector<float>& b, lon
   }
   if (polarity) *polarity = best_value < 0 ? -1 : 1;
   return best;
+}
+
+std::size_t power_of_two_at_most(double n) {
+  std::size_t p = 1;
+  while (static_cast<double>(p * 2) <= n) p <<= 1;
+  return p;
+}
+
+std::size_t decay_frame(double rate_hz, std::size_t length) {
+  return std::clamp<std::size_t>(power_of_two_at_most(std::min(0.09 * rate_hz, length / 6.0)), 256, 16384);
 }
 
 double rms(const std::vector<float>& x, std::size_t begin, std::size_t length) {

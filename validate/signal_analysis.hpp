@@ -20,9 +20,12 @@ struct Spectrum {
 };
 
 // Hann-windowed, zero-padded (×pad) magnitude spectrum of x[begin, begin + length).
-// length 0: to the end.
+// length 0: to the end. `from_onset`: the Hann's falling half only (1 at `begin`, 0 at the
+// end), for a strike analysed from its onset: a full Hann weighs the loudest, first part of
+// a decaying partial near zero and hides the fast-decaying ones. White noise keeps the same
+// level under either (both windows' mean square is 3/8), so noise_magnitude applies to both.
 Spectrum magnitude_spectrum(const std::vector<float>& x, double rate_hz, int pad = 4,
-                            std::size_t begin = 0, std::size_t length = 0);
+                            std::size_t begin = 0, std::size_t length = 0, bool from_onset = false);
 
 struct Peak {
   double frequency_hz = 0;  // interpolated
@@ -64,6 +67,9 @@ Spectrogram spectrogram(const std::vector<float>& x, double rate_hz, std::size_t
 // exponentially decaying mode, exp(-σt), falls by 60 dB in ln(1000)/σ). `frames_used` counts
 // the fitted frames; `fit_range_db` is how far the band fell over them. T60 is infinite for
 // a rising or flat band, 0 when fewer than 3 frames are usable.
+// The energy in a band [lo_hz, hi_hz] of every frame of a spectrogram, dB (10 log10).
+std::vector<double> band_energy_db(const Spectrogram& sg, double lo_hz, double hi_hz);
+
 struct DecayFit {
   double t60_s = 0;
   double slope_db_per_s = 0;
@@ -101,6 +107,12 @@ ConditionedRecording condition_recording(const std::vector<float>& x, double rat
 std::vector<double> noise_magnitude(const std::vector<float>& x, double rate_hz, std::size_t begin,
                                     std::size_t length, std::size_t analysed_length, const Spectrum& like,
                                     double smooth = 0.02);
+
+// The largest power of two ≤ n (at least 1): FFT frame lengths.
+std::size_t power_of_two_at_most(double n);
+// The spectrogram frame for band decays: ~85 ms (11.7 Hz bins at 48 kHz), shorter when the signal
+// is short so that at least ~6 frames fit, within 256 … 16384 samples.
+std::size_t decay_frame(double rate_hz, std::size_t length);
 
 double rms(const std::vector<float>& x, std::size_t begin = 0, std::size_t length = 0);
 double peak_abs(const std::vector<float>& x);

@@ -376,10 +376,12 @@ ValidationVerdict validate_model(const ValidateOptions& o) {
       // A recording: unknown units, unknown latency; the strike is taken as a unit impulse.
       ref.force = parse_force("impulse", 1.0);
       ref.dc_alpha = o.dc_alpha_given ? o.dc_alpha : 0;
-      ref.description = "recording (no mesh2dsp sidecar): level and onset are reported, not judged";
-      notes.push_back("The reference is a recording: its level and onset are reported, not judged "
-                      "(unknown calibration and latency). Use --align-fundamental to see how the "
-                      "modes line up once the fundamental is matched (Hiner 2024, §4.1).");
+      ref.description = "recording (no mesh2dsp sidecar): level, onset and spectral distance are reported, not judged";
+      notes.push_back("The reference is a recording: its partial frequencies are judged after one material "
+                      "scale (E/rho) fitted to it, the raw errors beside them; decays where they stand above the "
+                      "recording's noise floor; strong model modes it lacks and strong peaks no mode explains. "
+                      "Level, onset and the log-spectral distance are reported, not judged (unknown "
+                      "calibration, latency, room and microphone). `mesh2dsp fit` writes the fitted model.");
     }
     timer.stop();
     title = fmt::format("{} vs {}", fs::path(o.model).filename().string(), fs::path(o.reference).filename().string());

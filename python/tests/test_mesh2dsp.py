@@ -198,3 +198,35 @@ def test_validate_against_theory_gives_the_clis_verdict(tmp_path):
     assert (tmp_path / "report" / "analytic.json").exists()
     with pytest.raises(mesh2dsp.Error, match="nothing to validate"):
         mesh2dsp.validate(report=tmp_path / "other")
+
+
+def _strike(frequencies_hz, t60_s, rate=48000, pre_roll_s=0.2, seconds=2.5, seed=1):
+    """A synthetic recording: decaying partials after a noisy pre-roll, with DC, at 16-bit steps."""
+    t = np.arange(int(seconds * rate)) / rate
+    x = np.zeros_like(t)
+    after = t >= pre_roll_s
+    for f, t60 in zip(frequencies_hz, t60_s):
+        x[after] += np.exp(-np.log(1000) / t60 * (t[after] - pre_roll_s)) * np.sin(2 * np.pi * f * (t[after] - pre_roll_s))
+    x *= 0.5 / np.abs(x).max()
+    x += 0.01 + 0.5 * 10 ** (-50 / 20) * np.random.default_rng(seed).standard_normal(t.size)
+    return (np.round(x * 32767) / 32767).astype(np.float32)
+
+
+def test_fit_recovers_the_scale_and_damping_and_refuses_another_object():
+    model = mesh2dsp.load(SOURCE / "generated" / "bowl" / "bowl.modal.json")
+    scale, alpha, beta = 1.05, 6.0, 1.5e-8
+    f = model.frequencies_hz[:8]
+    f = f[np.r_[True, np.diff(f) / f[1:] > 0.01]] * scale  # a degenerate pair rings as one partial
+    w = 2 * np.pi * f
+    x = _strike(f, np.log(1000) / (alpha / 2 + beta * w * w / 2))
+    fit = mesh2dsp.fit(model, [x], sample_rate=48000)
+    assert fit["frequency_scale"] == pytest.approx(scale, rel=1e-3)
+    assert fit["rayleigh_mass"] == pytest.approx(alpha, rel=0.1)
+    assert fit["rayleigh_stiffness"] == pytest.approx(beta, rel=0.1)
+    np.testing.assert_allclose(fit["model"].frequencies_hz, model.frequencies_hz * fit["frequency_scale"], rtol=1e-9)
+    assert "--youngs-modulus" in fit["flags"] and fit["matched"] >= 3
+    # Partials in other ratios: not this object.
+    with pytest.raises(mesh2dsp.Error, match="does not look like this object"):
+        mesh2dsp.fit(model, [_strike([1000.0, 2756.0, 5404.0, 8933.0], [1.0, 0.6, 0.4, 0.3])], sample_rate=48000)
+    with pytest.raises(mesh2dsp.Error, match="need sample_rate"):
+        mesh2dsp.fit(model, [x])

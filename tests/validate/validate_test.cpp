@@ -413,7 +413,10 @@ TEST(Validate, ARecordingWithPreRollDcNoiseDetuningAndAMissingModeIsFitted) {
 
   const CliRun r = cli("validate --model " + (bar / "model.modal.json").string() + " --reference " +
                        (dir / "strike.wav").string() + " --report " + (dir / "report").string());
-  ASSERT_EQ(r.exit_code, 2) << r.output;  // raw: 2 % off
+  // Judged after the fitted scale (issue 29): the 2 % is taken out, the dropped audible mode fails.
+  ASSERT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("missing modes"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("log-spectral distance"), std::string::npos) << "reported, not judged: " << r.output;
   EXPECT_EQ(r.output.find("no mode was found"), std::string::npos) << r.output;
   const json j = read_json(dir / "report" / "report.json");
   ASSERT_FALSE(j["material_fit"].is_null()) << j.dump();
@@ -424,7 +427,9 @@ TEST(Validate, ARecordingWithPreRollDcNoiseDetuningAndAMissingModeIsFitted) {
               j["reference_noise"]["rms"].get<double>());
   EXPECT_NEAR(fit["frequency_scale"].get<double>(), detune, 0.001);
   EXPECT_NEAR(j["reference_noise"]["pre_roll_s"].get<double>(), pre_roll_s, 0.05);
-  // After the fit, every audible group but the dropped one is matched, and that one is missing.
+  // After the fit, every audible group but the dropped one is matched, and that one is the only
+  // strong one missing (within --spurious-db, 20 dB, of the strongest: what a recording judges;
+  // the recording holds no mode above 0.4 x its rate).
   int matched = 0, missing = 0;
   for (const auto& g : fit["match"]["groups"]) {
     const bool has_dropped = std::find(g["modes"].begin(), g["modes"].end(), dropped) != g["modes"].end();
@@ -432,18 +437,18 @@ TEST(Validate, ARecordingWithPreRollDcNoiseDetuningAndAMissingModeIsFitted) {
       ++matched;
       EXPECT_FALSE(has_dropped) << g.dump();
     }
-    if (g["status"] == "missing") {
+    if (g["status"] == "missing" && g["generated_db"].get<double>() >= -20) {
       ++missing;
       EXPECT_TRUE(has_dropped) << g.dump();
     }
   }
   EXPECT_GE(matched, 4);
   EXPECT_EQ(missing, 1);
-  // Raw, the same peaks are found 2 % off, not lost.
-  int shifted = 0;
+  // The judged rows are those after the fit, their raw errors (before it) beside: 2 % off.
+  int raw_off = 0;
   for (const auto& m : j["modes"])
-    if (m["status"] == "shifted" && std::abs(m["frequency_error"].get<double>() - (detune - 1)) < 0.002) ++shifted;
-  EXPECT_GE(shifted, 4);
+    if (m["status"] == "matched" && std::abs(m["raw_frequency_error"].get<double>() - (detune - 1)) < 0.002) ++raw_off;
+  EXPECT_GE(raw_off, 4);
 }
 
 TEST(Report, OpensInHeadlessChromiumWithItsPlotsDrawn) {
