@@ -15,6 +15,7 @@ struct EigenSolution {
   Eigen::VectorXd eigenvalues;  // ascending, λ = ω²
   Eigen::MatrixXd vectors;      // columns M-orthonormal: φᵀMφ = I
   int factorizations = 0;
+  double ordering_s = 0;  // the factor's fill-reducing ordering and symbolic analysis
   double factorization_s = 0;
   int operations = 0;  // right-hand sides solved with the factor (Lanczos vectors)
   double triangular_solve_s = 0;  // time spent in those solves

@@ -86,6 +86,7 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
 #endif
   t.stop();
   if (solution.assembly_s > 0) t.split_last("distributed assembly", solution.assembly_s);
+  if (solution.ordering_s > 0) t.split_last("ordering", solution.ordering_s);
   t.split_last("factorization", solution.factorization_s);
   result.estimate = solution.estimate;
   result.solved_vectors = solution.operations;
