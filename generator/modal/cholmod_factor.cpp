@@ -3,7 +3,9 @@
 #include <cholmod.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "util/error.hpp"
 
@@ -59,6 +61,57 @@ cholmod_sparse view_lower(const SparseMatrix& a) {
   return s;
 }
 
+// The fill-reducing ordering of a matrix with three DOF per node (node k's DOF are 3k..3k+2,
+// as the FEM assembles them): AMD and METIS (the one with less fill) run on the node graph, nine
+// times smaller than the DOF graph, and each node's three DOF follow it. On a 581 k-DOF P2 mesh
+// the DOF graph's ordering took 10.9 s; a node's DOF are coupled to the same neighbours, so
+// ordering them together loses nothing and keeps them in one supernode. Empty when the matrix
+// is not node-blocked (its size is not a multiple of 3).
+std::vector<int> node_blocked_ordering(const SparseMatrix& lower, cholmod_common& c) {
+  const Eigen::Index n = lower.rows();
+  if (n % 3 != 0) return {};
+  const int nodes = static_cast<int>(n / 3);
+  // The node graph's lower triangle, column by column: node J's column gathers the rows of
+  // DOF columns 3J..3J+2, each row mapped to its node (a marker keeps each node once).
+  std::vector<int> column_start(nodes + 1, 0), rows, marker(nodes, -1);
+  rows.reserve(static_cast<std::size_t>(lower.nonZeros() / 6 + nodes));
+  for (int node = 0; node < nodes; ++node) {
+    const std::size_t first = rows.size();
+    for (int d = 0; d < 3; ++d)
+      for (SparseMatrix::InnerIterator it(lower, 3 * node + d); it; ++it) {
+        const int row_node = static_cast<int>(it.row() / 3);
+        if (row_node >= node && marker[row_node] != node) {
+          marker[row_node] = node;
+          rows.push_back(row_node);
+        }
+      }
+    std::sort(rows.begin() + static_cast<std::ptrdiff_t>(first), rows.end());
+    column_start[node + 1] = static_cast<int>(rows.size());
+  }
+  cholmod_sparse graph{};
+  graph.nrow = graph.ncol = nodes;
+  graph.nzmax = rows.size();
+  graph.p = column_start.data();
+  graph.i = rows.data();
+  graph.stype = -1;
+  graph.itype = CHOLMOD_INT;
+  graph.xtype = CHOLMOD_PATTERN;
+  graph.dtype = CHOLMOD_DOUBLE;
+  graph.sorted = 1;
+  graph.packed = 1;
+  cholmod_factor* symbolic = cholmod_analyze(&graph, &c);
+  if (!symbolic || c.status < CHOLMOD_OK) {
+    if (symbolic) cholmod_free_factor(&symbolic, &c);
+    return {};
+  }
+  const int* node_order = static_cast<const int*>(symbolic->Perm);
+  std::vector<int> order(static_cast<std::size_t>(n));
+  for (int k = 0; k < nodes; ++k)
+    for (int d = 0; d < 3; ++d) order[3 * k + d] = 3 * node_order[k] + d;
+  cholmod_free_factor(&symbolic, &c);
+  return order;
+}
+
 }  // namespace
 
 struct CholmodFactor::State {
@@ -91,7 +144,14 @@ CholmodFactor::CholmodFactor(const SparseMatrix& pattern) : state_(std::make_uni
   c.method[1].ordering = CHOLMOD_METIS;
   last_cholmod_error.clear();
   cholmod_sparse a = view_lower(pattern);
-  state_->factor = cholmod_analyze(&a, &c);
+  std::vector<int> order = node_blocked_ordering(pattern, c);
+  if (!order.empty()) {
+    c.nmethods = 1;
+    c.method[0].ordering = CHOLMOD_GIVEN;
+    state_->factor = cholmod_analyze_p(&a, order.data(), nullptr, 0, &c);
+  } else {
+    state_->factor = cholmod_analyze(&a, &c);
+  }
   if (!state_->factor || c.status < CHOLMOD_OK) throw Error(describe_failure(c.status));
   const cholmod_factor& l = *state_->factor;
   size_.entries = static_cast<double>(l.xsize);

@@ -13,18 +13,28 @@
 namespace mesh2dsp {
 namespace {
 
-// Rates measured on the 2-core development machine, quiet, 2026-11-27. Factorization
-// (supernodal, every thread): the torus wheel's P2 factor (221 196 DOF, 1.9e8 entries,
-// 2.8e11 flops) in 8.5 s, about 3.3e10 flop/s; small factors pay a fixed cost first (the bell's
-// 2.7 GFlop in 0.8 s). The iteration, on the same wheel for 300 modes (968 Lanczos vectors):
-// block-8 triangular solves (flops per right-hand side: 4 per factor entry) 1.5e10 flop/s; the
-// reorthogonalisation (two passes over the basis per step, memory-bound, split over the cores)
-// with the M products 1.4e10 flop/s; the Ritz vectors (one product at the end) 1.7e10 flop/s.
+// Rates measured on the 2-core development machine, 2026-11-28 (bench --json, which records
+// each term beside what it predicts), on four P2 solves of 50 modes: a scanned cow (48 738 DOF),
+// a statue (72 687), a CAD bracket (101 568) and a sword blade (581 019).
+// - Factorization (supernodal, every thread): 3.3e10 flop/s on large factors, plus 0.5 µs per
+//   stored entry of the matrix (CHOLMOD's scatter into the supernodes, the permuted copy and its
+//   memory), which dominates below a few 1e10 flops: 1.1-1.9 s for the first three, 13 s for
+//   the sword, where the flops alone predicted 0.2-2.1 s.
+// - Triangular solves, block of 8: 1.15e10 flop/s at 4 flops per factor entry per vector.
+// - M products: 0.4 per Lanczos vector (three or four per block step), each 2.2 ns per stored
+//   entry while a block of x fits in the cache, 6 ns when it does not (the sword's 37 MB).
+// - Reorthogonalisation and the rest of the iteration: 5.2e-10 s × n × m² (n DOF, m basis
+//   vectors), twice that when the blocks do not fit in the cache; the Ritz vectors 1.7e10 flop/s.
+// Estimate over measured factorization + iterations, same day: cow 0.92, statue 0.98, bracket
+// 0.65-0.89 (it needs 264 vectors, not the 224 assumed), sword 1.29 (184); before: 0.4-0.5.
 constexpr double kFactorFlopsPerS = 3.3e10;
-constexpr double kFactorFixedS = 0.7;
-constexpr double kSolveFlopsPerS = 1.5e10;
-constexpr double kOrthogonalisationFlopsPerS = 1.4e10;
+constexpr double kFactorPerNonzeroS = 5.0e-7;
+constexpr double kSolveFlopsPerS = 1.15e10;
+constexpr double kMassProductsPerVector = 0.4;
+constexpr double kMassProductPerNonzeroS = 2.2e-9, kMassProductUncachedPerNonzeroS = 6.0e-9;
+constexpr double kOrthogonalisationPerNm2S = 5.2e-10;
 constexpr double kRitzVectorFlopsPerS = 1.7e10;
+constexpr double kCacheBytes = 32e6;  // where an n × b block stops fitting (measured: 3-6 MB fit, 37 MB do not)
 
 }  // namespace
 
@@ -49,12 +59,16 @@ SolveEstimate estimate_eigen_solve(int dof, double nonzeros_lower, const FactorS
   e.nonzeros_lower = nonzeros_lower;
   e.factor_entries = factor.entries;
   e.factor_flops = factor.flops;
-  e.factor_s = kFactorFixedS + factor.flops / kFactorFlopsPerS;
+  e.factor_s = kFactorPerNonzeroS * nonzeros_lower + factor.flops / kFactorFlopsPerS;
   // The basis a solid needs is about the memory bound above (the wheel and the statue-like
   // blob: 968 vectors for 314 modes); thin and slender objects need less (the bell: 240 for 64,
   // about 700 for 314), where the estimate errs long.
   e.solve_s = m * 4 * factor.entries / kSolveFlopsPerS;
-  e.orthogonalisation_s = 2 * n * m * m / kOrthogonalisationFlopsPerS;
+  // 0 while an n × b block fits in the cache, 1 when it is far larger.
+  const double uncached = std::min(1.0, 8 * n * block_size / kCacheBytes);
+  e.mass_s = kMassProductsPerVector * m * nonzeros_lower *
+             (kMassProductPerNonzeroS + uncached * (kMassProductUncachedPerNonzeroS - kMassProductPerNonzeroS));
+  e.orthogonalisation_s = kOrthogonalisationPerNm2S * (1 + uncached) * n * m * m;
   e.ritz_s = 2 * n * m * modes / kRitzVectorFlopsPerS;
   e.iteration_s = e.solve_s + e.mass_s + e.orthogonalisation_s + e.ritz_s;
   return e;
