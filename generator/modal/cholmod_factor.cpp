@@ -66,10 +66,11 @@ cholmod_sparse view_lower(const SparseMatrix& a) {
 // times smaller than the DOF graph, and each node's three DOF follow it. On a 581 k-DOF P2 mesh
 // the DOF graph's ordering took 10.9 s; a node's DOF are coupled to the same neighbours, so
 // ordering them together loses nothing and keeps them in one supernode. Empty when the matrix
-// is not node-blocked (its size is not a multiple of 3).
+// cannot be node-blocked.
 std::vector<int> node_blocked_ordering(const SparseMatrix& lower, cholmod_common& c) {
   const Eigen::Index n = lower.rows();
-  if (n % 3 != 0) return {};
+  // Not square, empty or not node-blocked: CHOLMOD orders it (and reports what is wrong with it).
+  if (n != lower.cols() || n == 0 || n % 3 != 0) return {};
   const int nodes = static_cast<int>(n / 3);
   // The node graph's lower triangle, column by column: node J's column gathers the rows of
   // DOF columns 3J..3J+2, each row mapped to its node (a marker keeps each node once).
