@@ -991,10 +991,10 @@ BAR_INLINE void bar_process(bar_state* s, const float* in, float* const* outs, i
       bar_run_modes(s, start, end, moving, inputs);
       for (m = start; m < end; ++m) {
         for (l = 0; l < BAR_OUTPUTS; ++l) {
-          /* The lanes summed in eight columns, then the eight as a tree: the column sums are
-           * one vector register's adds, and nothing is stored back to the state (summed in place,
-           * every partial sum went back to memory); a running sum would be one long chain of
-           * dependent additions. */
+          /* The lanes summed in eight columns, then the eight as a tree, in a local array:
+           * summed in place in the state, every partial sum was stored back to memory one float
+           * at a time (50 modes, 32 lanes: 72k -> 126-133k modes per core in emit_benchmark); a
+           * running sum would be one long chain of dependent additions. */
           const float* BAR_RESTRICT t = s->acc[l][m];
           float y;
           if (BAR_LANES >= 8) {

@@ -17,8 +17,8 @@ namespace {
 // each term beside what it predicts), on four P2 solves of 50 modes: a scanned cow (48 738 DOF),
 // a statue (72 687), a CAD bracket (101 568) and a sword blade (581 019).
 // - Factorization (supernodal, every thread): 3.3e10 flop/s on large factors, plus 0.5 µs per
-//   stored entry of the matrix (CHOLMOD's scatter into the supernodes, the permuted copy and its
-//   memory), which dominates below a few 1e10 flops: 1.1-1.9 s for the first three, 13 s for
+//   stored entry of the matrix (fitted, 4.6-5.5e-7 on all four; where inside CHOLMOD it goes
+//   was not profiled), which dominates below a few 1e10 flops: 1.1-1.9 s for the first three, 13 s for
 //   the sword, where the flops alone predicted 0.2-2.1 s.
 // - Triangular solves, block of 8: 1.15e10 flop/s at 4 flops per factor entry per vector.
 // - M products: 0.4 per Lanczos vector (three or four per block step), each 2.2 ns per stored
@@ -26,7 +26,7 @@ namespace {
 // - Reorthogonalisation and the rest of the iteration: 5.2e-10 s × n × m² (n DOF, m basis
 //   vectors), twice that when the blocks do not fit in the cache; the Ritz vectors 1.7e10 flop/s.
 // Estimate over measured factorization + iterations, same day: cow 0.92, statue 0.98, bracket
-// 0.65-0.89 (it needs 264 vectors, not the 224 assumed), sword 1.29 (184); before: 0.4-0.5.
+// 0.65-0.89 (it needs 264 vectors, not the 224 assumed), sword 1.29 (184); the previous model gave 0.4-0.7 (last session's quiet runs).
 constexpr double kFactorFlopsPerS = 3.3e10;
 constexpr double kFactorPerNonzeroS = 5.0e-7;
 constexpr double kSolveFlopsPerS = 1.15e10;
