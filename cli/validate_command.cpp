@@ -53,8 +53,9 @@ void register_validate_command(CLI::App& app) {
   cmd->add_option("--dc-alpha", o->dc_alpha,
                   "the DC blocker (eq. 9) the reference went through, applied to the generated render too "
                   "(a recording: none unless given)")->capture_default_str();
-  cmd->add_option("--point", o->point, "the model's excitation point to strike")->capture_default_str();
-  cmd->add_option("--output", o->output, "the model's output (listener) to compare")->capture_default_str();
+  cmd->add_option("--point", o->point, "the model's excitation point to strike (a recording: by default the point whose strike explains it "
+                  "best)")->capture_default_str();
+  cmd->add_option("--output", o->output, "the model's output (listener) to compare (a recording: by default the one that explains it best)")->capture_default_str();
   cmd->add_flag("--align-fundamental", o->align_fundamental,
                 "also match with the model scaled so its lowest mode sits on the reference's lowest peak "
                 "(Mesh2Audio's practice; reported beside the raw comparison)");
@@ -77,6 +78,8 @@ void register_validate_command(CLI::App& app) {
   compile->add_to(*cmd);
   cmd->callback([cmd, o, compile] {
     o->dc_alpha_given = cmd->get_option("--dc-alpha")->count() > 0;
+    o->point_given = cmd->get_option("--point")->count() > 0;
+    o->output_given = cmd->get_option("--output")->count() > 0;
     o->compile = compile->resolve();
     const ValidationVerdict verdict = validate_model(*o);
     // The verdict is the command's result: printed even with --quiet (which silences progress).

@@ -565,6 +565,69 @@ FitResult fit_model(const ModalModel& model, const std::vector<Recording>& recor
   return result;
 }
 
+StrikePointChoice choose_strike_point(const std::vector<double>& frequency_hz,
+                                      const std::vector<std::vector<double>>& level,
+                                      const std::vector<Partial>& partials, const FitSettings& s, double strong_db) {
+  StrikePointChoice choice;
+  if (level.empty() || frequency_hz.empty()) return choice;
+  const std::vector<ModeCluster> groups = group_modes(frequency_hz, s.pair_spread);
+  const std::vector<PartialCluster> clusters = cluster_partials(partials, s.pair_spread);
+  const ScaleMatch match = match_scale(groups, {clusters}, s);
+  choice.scale = match.scale;
+  std::vector<int> cluster_of_group(groups.size(), -1);
+  for (std::size_t c = 0; c < match.group_of_cluster.front().size(); ++c)
+    if (match.group_of_cluster.front()[c] >= 0) cluster_of_group[match.group_of_cluster.front()[c]] = static_cast<int>(c);
+  for (const auto& point_level : level) {
+    // A group's level: its modes' powers summed (a degenerate pair rings as one peak).
+    std::vector<double> group_db(groups.size(), -INFINITY);
+    double strongest_db = -INFINITY;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const double hz = match.scale * groups[g].frequency_hz;
+      if (hz < s.band_lo_hz || hz > s.band_hi_hz) continue;
+      double power = 0;
+      for (int m : groups[g].modes) power += point_level[m] * point_level[m];
+      group_db[g] = 10 * std::log10(std::max(power, 1e-300));
+      strongest_db = std::max(strongest_db, group_db[g]);
+    }
+    int missing = 0;
+    std::vector<double> model_db, recorded_db;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (!std::isfinite(group_db[g])) continue;
+      const int c = cluster_of_group[g];
+      if (c < 0) {
+        if (group_db[g] >= strongest_db - strong_db) ++missing;
+        continue;
+      }
+      model_db.push_back(group_db[g]);
+      recorded_db.push_back(partials[clusters[c].partials.front()].level_db);
+    }
+    double correlation = 0;
+    if (model_db.size() >= 3) {
+      const auto n = static_cast<double>(model_db.size());
+      const double ma = std::accumulate(model_db.begin(), model_db.end(), 0.0) / n;
+      const double mb = std::accumulate(recorded_db.begin(), recorded_db.end(), 0.0) / n;
+      double ab = 0, aa = 0, bb = 0;
+      for (std::size_t i = 0; i < model_db.size(); ++i) {
+        ab += (model_db[i] - ma) * (recorded_db[i] - mb);
+        aa += (model_db[i] - ma) * (model_db[i] - ma);
+        bb += (recorded_db[i] - mb) * (recorded_db[i] - mb);
+      }
+      correlation = aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : 0;
+    }
+    choice.strong_missing.push_back(missing);
+    choice.level_correlation.push_back(correlation);
+  }
+  // Points whose correlations differ by 0.02 or less (mirror twins) keep the lower index.
+  for (std::size_t k = 1; k < level.size(); ++k) {
+    const auto best = static_cast<std::size_t>(choice.point);
+    if (choice.strong_missing[k] < choice.strong_missing[best] ||
+        (choice.strong_missing[k] == choice.strong_missing[best] &&
+         choice.level_correlation[k] > choice.level_correlation[best] + 0.02))
+      choice.point = static_cast<int>(k);
+  }
+  return choice;
+}
+
 double fit_cost(const FitResult& r, const FitSettings& s) {
   return static_cast<double>(r.match.considered - r.match.matched) + r.match.rms_error / s.tolerance;
 }

@@ -120,6 +120,24 @@ struct ScaleMatch {
 ScaleMatch match_scale(const std::vector<ModeCluster>& groups,
                        const std::vector<std::vector<PartialCluster>>& clusters, const FitSettings& settings);
 
+// validate --reference REC without --point: the excitation point (and output) whose strike best
+// explains the recording. `level[k][n]`: mode n's expected spectral height at candidate place k
+// (linear, any unit); candidate 0 is the default, kept on a tie. The frequency scale is fitted first (match_scale: it does not depend on the point); a
+// point then costs one for each strong model group (within `strong_db` of that point's strongest)
+// no recorded partial explains, and among the points of least cost the one whose matched groups'
+// levels follow the recorded partials' best (Pearson correlation of the dB levels, by more than
+// 0.02) is chosen.
+struct StrikePointChoice {
+  int point = 0;
+  double scale = 1;
+  std::vector<int> strong_missing;       // per point
+  std::vector<double> level_correlation; // per point (0 with fewer than 3 matched groups)
+};
+StrikePointChoice choose_strike_point(const std::vector<double>& frequency_hz,
+                                      const std::vector<std::vector<double>>& level,
+                                      const std::vector<Partial>& partials, const FitSettings& settings,
+                                      double strong_db);
+
 struct PartialDecay {
   signal::DecayFit fit;  // T60 and the range (dB) it was measured over
   bool measured = false;

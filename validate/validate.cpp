@@ -38,6 +38,7 @@
 #include "validate/generated_render.hpp"
 #include "validate/model_from_mesh.hpp"
 #include "validate/plots.hpp"
+#include "validate/recording_fit.hpp"
 #include "validate/report.hpp"
 
 namespace mesh2dsp {
@@ -139,6 +140,58 @@ ValidationVerdict run_analytic(const ValidateOptions& o) {
              c.passed ? "PASS" : "FAIL", box.kind, 1e3 * box.extent_m[0], 1e3 * box.extent_m[1],
              1e3 * box.extent_m[2], model.material.name, c.rows.size(), o.analytic_tolerance_percent,
              json_path.string(), analytic_table(c))};
+}
+
+// A recording struck at an unknown place and picked up by an unknown microphone: the model's
+// excitation point (and, with several outputs, its output) whose gains explain its partials best
+// (validate::choose_strike_point), among those not given. A mode's spectral height is taken as
+// its gain × the integral of its decay over the recording (a decaying sinusoid's peak), so a
+// long-ringing mode counts for what it shows.
+void choose_place_for_recording(const ModalModel& model, const EmitModel& emit, const ReferenceSide& ref,
+                                const ValidateOptions& o, int& point, int& output, std::vector<std::string>& notes) {
+  validate::FitSettings fs;
+  fs.tolerance = fs.pair_spread = o.frequency_tolerance_percent / 100;
+  double lowest_hz = INFINITY, highest_hz = 0;
+  std::vector<double> frequency_hz;
+  for (const auto& m : model.modes) {
+    frequency_hz.push_back(m.frequency_hz);
+    lowest_hz = std::min(lowest_hz, m.frequency_hz), highest_hz = std::max(highest_hz, m.frequency_hz);
+  }
+  fs.band_lo_hz = std::max(20.0, o.analysis.fmin_hz * 0.9);
+  fs.band_hi_hz = std::min({20000.0, o.analysis.fmax_hz, 0.49 * ref.rate_hz});
+  const validate::PreparedRecording prepared = validate::prepare_recording(
+      {o.reference, ref.samples, static_cast<double>(ref.rate_hz)},
+      std::clamp(0.5 * lowest_hz * fs.scale_lo, 10.0, 100.0));
+  const auto partials = validate::pick_partials(
+      prepared, std::max(fs.band_lo_hz, lowest_hz * fs.scale_lo * 0.95),
+      std::min(fs.band_hi_hz, highest_hz * fs.scale_hi * 1.05), fs);
+  if (partials.empty()) return;  // the comparison says what it finds
+  const double length_s = static_cast<double>(ref.samples.size() - prepared.onset) / ref.rate_hz;
+  std::vector<std::pair<int, int>> places;  // (point, output); the given ones first
+  places.push_back({point, output});
+  for (int l = 0; l < emit.output_count; ++l)
+    for (int k = 0; k < emit.point_count; ++k)
+      if ((o.point_given ? k == point : true) && (o.output_given ? l == output : true) &&
+          !(k == point && l == output))
+        places.push_back({k, l});
+  if (places.size() < 2) return;
+  std::vector<std::vector<double>> level(places.size(), std::vector<double>(model.modes.size()));
+  for (std::size_t c = 0; c < places.size(); ++c)
+    for (std::size_t n = 0; n < model.modes.size(); ++n) {
+      const double sigma = std::isfinite(model.modes[n].t60_s) ? std::log(1000.0) / model.modes[n].t60_s : 0;
+      const double ringing_s = sigma > 0 ? (1 - std::exp(-sigma * length_s)) / sigma : length_s;
+      level[c][n] = std::abs(emit.gain(places[c].second, places[c].first, static_cast<int>(n))) * ringing_s;
+    }
+  const auto choice = validate::choose_strike_point(frequency_hz, level, partials, fs, o.spurious_db);
+  const auto [k, l] = places[choice.point];
+  notes.push_back(fmt::format(
+      "The recording was compared with a strike at the model's excitation point {} of {}{}: it leaves {} strong "
+      "mode(s) unexplained (point {}, output {}: {}) and its levels follow the recording's with correlation "
+      "{:.2f}. Give --point{} to choose.", k, emit.point_count,
+      emit.output_count > 1 ? fmt::format(", output {} of {}", l, emit.output_count) : "",
+      choice.strong_missing[choice.point], point, output, choice.strong_missing[0],
+      choice.level_correlation[choice.point], emit.output_count > 1 ? " and --output" : ""));
+  point = k, output = l;
 }
 
 }  // namespace
@@ -405,6 +458,8 @@ ValidationVerdict validate_model(const ValidateOptions& o) {
     throw Error(fmt::format("the model has {} output(s); --output {} does not exist", emit.output_count, output));
   double lowest_hz = INFINITY;
   for (const auto& m : model.modes) lowest_hz = std::min(lowest_hz, m.frequency_hz);
+  if (!ref.physical && !(o.point_given && o.output_given))
+    choose_place_for_recording(shown, emit, ref, o, point, output, notes);
   if (!(lowest_hz < 0.5 * ref.rate_hz))
     throw Error(fmt::format("at {} Hz every mode of the model lies above Nyquist (lowest {:.1f} Hz): "
                             "nothing to compare", ref.rate_hz, lowest_hz));

@@ -25,6 +25,8 @@ struct ValidateOptions {
   std::optional<int> sample_rate_hz;
   double dc_alpha = 0.1;
   bool dc_alpha_given = false;  // a given --dc-alpha also applies to a --reference recording
+  // A recording without --point / --output: the place that explains it best.
+  bool point_given = false, output_given = false;
   bool align_fundamental = false;
   double frequency_tolerance_percent = 0.5, t60_tolerance_percent = 10;
   double lsd_bound_db = 6, level_tolerance_db = 3, onset_tolerance_ms = 2, spurious_db = 20;

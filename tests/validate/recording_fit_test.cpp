@@ -366,3 +366,31 @@ TEST(Fit, SaysClippingAndTakesTheNoiseFromTheTailWithoutAPreRoll) {
   // A clean strike is not called clipped.
   EXPECT_EQ(validate::count_clipped_samples(strike(partials, 7, 0.3)), 0);
 }
+
+TEST(FitCommand, ValidateFindsTheStrikePointThatExplainsARecording) {
+  // The bowl struck at the centre of its base (excitation point 4): only its axisymmetric modes
+  // ring. Compared with a strike at point 0 on the rim, the rim's strong modes are missing and a
+  // right model fails; without --point, validate finds the point that explains the recording.
+  const int struck = 4;
+  double top = 0;
+  for (double g : bowl().excitations[struck].gains) top = std::max(top, std::abs(g));
+  std::vector<SyntheticPartial> partials;
+  for (std::size_t n = 0; n < bowl().modes.size(); ++n) {
+    const double f = 1.03 * bowl().modes[n].frequency_hz;
+    if (f < 0.45 * kRate)
+      partials.push_back({f, std::abs(bowl().excitations[struck].gains[n]) / top, bowl().modes[n].t60_s});
+  }
+  const fs::path wav = scratch() / "base-strike.wav";
+  write_wav(wav, {impaired(strike(partials, 31, 0.1), 32)});
+  const std::string validate = std::string(MESH2DSP_BIN) + " -q validate --model " +
+                               source("generated/bowl/bowl.modal.json") + " --reference " + wav.string();
+  const auto chosen = test::run_command(validate + " --report " + (scratch() / "validate-base").string());
+  std::printf("%s", chosen.output.c_str());
+  EXPECT_EQ(chosen.exit_code, 0) << chosen.output;
+  std::ifstream in(scratch() / "validate-base" / "report.json");
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_NE(j.dump().find("excitation point 4 of 8"), std::string::npos) << j["notes"].dump();
+  const auto rim = test::run_command(validate + " --point 0 --report " + (scratch() / "validate-rim").string());
+  EXPECT_EQ(rim.exit_code, 2) << "struck on the rim, the rim's modes are missing: " << rim.output;
+  EXPECT_NE(rim.output.find("missing modes"), std::string::npos) << rim.output;
+}
