@@ -22,10 +22,7 @@ namespace mesh2dsp {
 namespace fs = std::filesystem;
 
 void register_fit_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "fit",
-      "fit a model to recordings of the real object: one E/rho scale from its partials, Rayleigh "
-      "alpha, beta from their decays -> the model re-tuned exactly (no re-solve)");
+  auto* cmd = app.add_subcommand(kFitCommand.name, kFitCommand.summary);
   auto options = std::make_shared<AnalysisOptions>();
   auto references = std::make_shared<std::vector<std::string>>();
   auto output = std::make_shared<std::string>();

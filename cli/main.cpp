@@ -1,4 +1,5 @@
-// mesh2dsp: one binary, git-style subcommands.
+// mesh2dsp: git-style subcommands. Built twice: `mesh2dsp-full` with every command, and
+// `mesh2dsp` without the Faust runtime's, which it lists and hands over (forward_to_full.hpp).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -6,6 +7,9 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#ifdef MESH2DSP_FORWARD_RUNTIME
+#include "cli/forward_to_full.hpp"
+#endif
 #include "util/error.hpp"
 #include "util/progress.hpp"
 #ifdef MESH2DSP_HAVE_SLEPC
@@ -13,6 +17,9 @@
 #endif
 
 int main(int argc, char** argv) {
+#ifdef MESH2DSP_FORWARD_RUNTIME
+  if (const auto status = mesh2dsp::forward_to_full(argc, argv)) return *status;
+#endif
 #ifdef MESH2DSP_HAVE_SLEPC
   // Under mpirun (or with --solver slepc) MPI starts first, on every rank: rank 0 runs the
   // command, the others only join its eigen solves (modal/slepc_solve.hpp). Without either,
@@ -52,6 +59,10 @@ int main(int argc, char** argv) {
 #ifdef MESH2DSP_HAVE_VALIDATE
   mesh2dsp::register_validate_command(app);
   mesh2dsp::register_fit_command(app);
+#endif
+#ifdef MESH2DSP_FORWARD_RUNTIME
+  // Listed in --help; never parsed here (forward_to_full ran first).
+  for (const auto& c : mesh2dsp::kRuntimeCommands) app.add_subcommand(c.name, c.summary)->allow_extras();
 #endif
 
   try {

@@ -20,7 +20,7 @@ void register_play_command(CLI::App& app) {
     CompileFlags compile;
   };
   auto args = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("play", "JIT-compile a Faust .dsp and play it live; edits reload it");
+  auto* cmd = app.add_subcommand(kPlayCommand.name, kPlayCommand.summary);
   cmd->add_option("dsp", args->dsp, "the Faust program")->required();
   cmd->add_option("--osc", args->osc, "control over OSC on this UDP port (e.g. 5510)")
       ->check(CLI::Range(1, 65535));

@@ -22,7 +22,7 @@ void register_render_command(CLI::App& app) {
     CompileFlags compile;
   };
   auto args = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("render", "JIT-compile a Faust .dsp and render it to a sound file");
+  auto* cmd = app.add_subcommand(kRenderCommand.name, kRenderCommand.summary);
   cmd->add_option("dsp", args->dsp, "the Faust program")->required();
   cmd->add_option("-o,--output", args->output, "output file: .wav, .flac or .aiff")->required();
   cmd->add_option("-i,--input", args->input,

@@ -17,10 +17,7 @@
 namespace mesh2dsp {
 
 void register_validate_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "validate",
-      "compare a generated model or Faust program with a reference render or a recording -> "
-      "report.html + report.json; exit 0 pass, 1 error, 2 validation failed");
+  auto* cmd = app.add_subcommand(kValidateCommand.name, kValidateCommand.summary);
   auto o = std::make_shared<ValidateOptions>();
   auto compile = std::make_shared<runtime::CompileFlags>();
   add_analysis_options(*cmd, o->analysis);

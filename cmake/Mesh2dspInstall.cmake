@@ -29,6 +29,11 @@ if(TARGET mesh2dsp_solver)  # its own sources and the Python module include "ref
 endif()
 
 install(TARGETS mesh2dsp RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The runtime commands' binary, which `mesh2dsp` runs for them (cli/forward_to_full.hpp).
+if(TARGET mesh2dsp-full)
+  # libexec, not CMAKE_INSTALL_LIBEXECDIR: cli/forward_to_full.cpp looks in ../libexec/mesh2dsp.
+  install(TARGETS mesh2dsp-full RUNTIME DESTINATION libexec/mesh2dsp)
+endif()
 install(TARGETS ${exported} EXPORT mesh2dspTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

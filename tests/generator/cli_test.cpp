@@ -259,3 +259,28 @@ TEST_F(Scratch, BadInputsFailCleanly) {
   for (auto name : {"overlap.obj", "sliver.node", "sliver.ele"}) fs::remove(dir / name);
   EXPECT_TRUE(dir_empty());
 }
+
+TEST_F(Scratch, TheAnalysisBinaryLeavesTheFaustRuntimeToMesh2dspFull) {
+  // `mesh2dsp` does not load libfaust or LLVM (its maps at exit, seen through ldd), hands the
+  // runtime commands to mesh2dsp-full beside it, global options before the command included,
+  // and without mesh2dsp-full says so in one line, exit 1.
+  const fs::path bin = fs::canonical(MESH2DSP_BIN);
+  const auto libs = mesh2dsp::test::run_command("ldd " + bin.string());
+  ASSERT_EQ(libs.exit_code, 0) << libs.output;
+  EXPECT_EQ(libs.output.find("libfaust"), std::string::npos) << libs.output;
+  EXPECT_EQ(libs.output.find("libLLVM"), std::string::npos) << libs.output;
+  const auto help = run("-q render --help");
+  ASSERT_EQ(help.exit_code, 0) << help.output;
+  EXPECT_NE(help.output.find("--sample-rate"), std::string::npos) << help.output;
+  const auto listed = run("--help");
+  for (const char* command : {"modes", "generate", "render", "play", "validate", "fit"})
+    EXPECT_NE(listed.output.find(std::string("  ") + command + " "), std::string::npos) << command << listed.output;
+
+  fs::copy_file(bin, dir / "mesh2dsp");
+  const auto alone = mesh2dsp::test::run_command((dir / "mesh2dsp").string() + " render x.dsp -o " + out("x.wav"));
+  EXPECT_EQ(alone.exit_code, 1) << alone.output;
+  EXPECT_NE(alone.output.find("needs mesh2dsp-full"), std::string::npos) << alone.output;
+  EXPECT_FALSE(fs::exists(out("x.wav")));
+  const auto modes = mesh2dsp::test::run_command((dir / "mesh2dsp").string() + " --version");
+  EXPECT_EQ(modes.exit_code, 0) << modes.output;
+}

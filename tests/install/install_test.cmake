@@ -1,6 +1,6 @@
 # Driver of the install tests (tests/install/CMakeLists.txt), run as `cmake -P` with
 # BUILD_DIR, SOURCE_DIR, PREFIX, WORK_DIR and STEP:
-#   tree      install BUILD_DIR into PREFIX; the tree holds the binary, the libraries, headers,
+#   tree      install BUILD_DIR into PREFIX; the tree holds the binaries, the libraries, headers,
 #             package files, meshes and page; the installed binary runs and finds its page
 #             beside itself (a marker put into the installed copy comes out in `view`'s page)
 #   consumer  configure, build and run tests/install/consumer against PREFIX alone; its first
@@ -41,6 +41,12 @@ if(STEP STREQUAL "tree")
     message(FATAL_ERROR "the installed tree holds build files: ${leaked}")
   endif()
   run("the installed binary" ${bin} --version)
+  # The runtime commands are handed over to the installed mesh2dsp-full (libexec/mesh2dsp).
+  expect_file(libexec/mesh2dsp/mesh2dsp-full)
+  run("the installed binary's render" ${bin} render --help)
+  if(NOT run_output MATCHES "--sample-rate")
+    message(FATAL_ERROR "`mesh2dsp render --help` did not print render's options:\n${run_output}")
+  endif()
   if(EXISTS ${BUILD_DIR}/web-assets/index.html)
     expect_file(share/mesh2dsp/web/index.html)
     # The installed binary's page comes from the installed copy, not from the build folder.

@@ -1,0 +1,14 @@
+#pragma once
+// `mesh2dsp` hands the runtime commands (kRuntimeCommands) over to `mesh2dsp-full`, the same
+// command line with every command, so that the analysis commands do not load libfaust, LLVM
+// and JACK: 84 MB resident and about 0.3 s before main, measured on `mesh2dsp --version`.
+#include <optional>
+
+namespace mesh2dsp {
+
+// When argv's subcommand is a runtime command: replaces the process by mesh2dsp-full (beside
+// this binary, or in ../libexec/mesh2dsp/) with the same arguments; returns 1 after printing
+// one error when that binary is missing or cannot run. Otherwise nullopt: the command is ours.
+std::optional<int> forward_to_full(int argc, char** argv);
+
+}  // namespace mesh2dsp
