@@ -13,6 +13,7 @@
 #include "analysis/analysis.hpp"
 #include "cli/analysis_flags.hpp"
 #include "cli/commands.hpp"
+#include "modal/modal_model.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
 #include "validate/recording_fit.hpp"
@@ -20,6 +21,48 @@
 namespace mesh2dsp {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// --fit-poisson given a model file: the mesh the model names, re-solved with the model's analysis
+// settings, material, excitation points and listeners. What a model file does not record
+// (--keep-surface, --element-scale, --surface-edge, ...) comes from this command line, and so
+// does a material given there.
+AnalysisOptions options_from_model(const fs::path& model_path, AnalysisOptions o, bool material_on_command_line) {
+  const ModalModel model = read_modal_model(model_path);
+  fs::path mesh = model.mesh.source;
+  if (!mesh.empty() && mesh.is_relative() && !fs::exists(mesh)) mesh = model_path.parent_path() / mesh;
+  if (model.mesh.source.empty() || !fs::exists(mesh))
+    throw Error(fmt::format("--fit-poisson re-solves the modes at other Poisson ratios from the mesh the model was made "
+                            "of, and {}: give the MESH", model.mesh.source.empty()
+                                ? model_path.string() + " names none"
+                                : "\"" + model.mesh.source + "\" is found neither here nor beside the model"));
+  o.input = mesh.string();
+  o.scale = model.mesh.scale;
+  o.element_order = model.mesh.element_order;
+  if (model.analysis.requested_modes > 0) o.modes = model.analysis.requested_modes;
+  o.fmin_hz = model.analysis.fmin_hz;
+  o.fmax_hz = model.analysis.fmax_hz;
+  o.fix = model.analysis.fixed;
+  o.normalize = model.analysis.normalization;
+  std::string points;
+  for (const auto& e : model.excitations)
+    points += fmt::format("{}{},{},{}", points.empty() ? "point:" : ";", e.position.x(), e.position.y(), e.position.z());
+  if (!points.empty()) o.excite = points;
+  o.listeners.clear();
+  for (const auto& l : model.listeners)
+    o.listeners.push_back(fmt::format("{},{},{}", l.position.x(), l.position.y(), l.position.z()));
+  if (!material_on_command_line) {
+    o.material_overrides.youngs_modulus_pa = model.material.youngs_modulus_pa;
+    o.material_overrides.density_kg_m3 = model.material.density_kg_m3;
+    o.material_overrides.poisson_ratio = model.material.poisson_ratio;
+    o.material_overrides.rayleigh_mass_per_s = model.material.rayleigh_mass_per_s;
+    o.material_overrides.rayleigh_stiffness_s = model.material.rayleigh_stiffness_s;
+  }
+  return o;
+}
+
+}  // namespace
 
 void register_fit_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(kFitCommand.name, kFitCommand.summary);
@@ -55,7 +98,8 @@ void register_fit_command(CLI::App& app) {
   auto fit_poisson = std::make_shared<bool>(false);
   cmd->add_flag("--fit-poisson", *fit_poisson,
                 "also fit the Poisson ratio nu (it changes the modes' ratios, which one E/rho scale cannot): a 1-D "
-                "search with 8 re-solves of MESH, E/rho and damping refitted at each; needs the mesh, not a model");
+                "search with 8 re-solves of MESH (of a model: of the mesh it names, with its settings), E/rho and damping "
+                "refitted at each");
   cmd->callback([options, references, output, settings, tolerance_percent, explained_percent, fit_poisson] {
     const auto start = std::chrono::steady_clock::now();
     settings->tolerance = *tolerance_percent / 100;
@@ -75,11 +119,12 @@ void register_fit_command(CLI::App& app) {
     validate::FitResult result;
     std::string poisson_line;
     if (*fit_poisson) {
-      if (is_modal_model_path(options->input))
-        throw Error("--fit-poisson re-solves the modes at other Poisson ratios: give the MESH, not a model file");
-      const double nu0 = resolve_material(*options).poisson_ratio;
+      const AnalysisOptions solved = is_modal_model_path(options->input)
+          ? options_from_model(options->input, *options, options->material_given || options->material_overrides.any())
+          : *options;
+      const double nu0 = resolve_material(solved).poisson_ratio;
       auto model_at = [&](double nu) {
-        AnalysisOptions a = *options;
+        AnalysisOptions a = solved;
         a.material_overrides.poisson_ratio = nu;
         return analyze(a);
       };

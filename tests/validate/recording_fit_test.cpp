@@ -338,10 +338,25 @@ TEST(FitCommand, FitPoissonFindsTheRatioOneScaleCannot) {
   const ModalModel fitted = read_modal_model(out);
   EXPECT_NEAR(fitted.material.poisson_ratio, 0.36, 0.01);
   EXPECT_NEAR(fitted.modes[0].frequency_hz / m.modes[0].frequency_hz, 1, 0.002);
-  // A model file cannot be re-solved.
-  const auto bad = cli(truth_model.string() + " --fit-poisson --reference " + wav.string() + " -o " + out.string());
+  // A model file: the mesh it names is re-solved with its settings (the preset's model at
+  // nu = 0.29; --surface-edge, which a model does not record, from the command line).
+  const fs::path preset_model = scratch() / "bar-steel.modal.json", from_model = scratch() / "bar-nu-from-model.modal.json";
+  ASSERT_EQ(test::run_command(std::string(MESH2DSP_BIN) + " -q modes " + mesh + " -o " + preset_model.string()).exit_code, 0);
+  const auto via_model = cli(preset_model.string() + " --surface-edge 0.02 --fit-poisson --reference " + wav.string() +
+                             " -o " + from_model.string());
+  ASSERT_EQ(via_model.exit_code, 0) << via_model.output;
+  EXPECT_NE(via_model.output.find("Poisson ratio 0.290 -> 0.3"), std::string::npos) << via_model.output;
+  EXPECT_NEAR(read_modal_model(from_model).material.poisson_ratio, 0.36, 0.01);
+  EXPECT_EQ(read_modal_model(from_model).excitations.size(), read_modal_model(preset_model).excitations.size());
+  // One whose mesh is nowhere: one message, no output.
+  auto lost = nlohmann::json::parse(std::ifstream(preset_model));
+  lost["mesh"]["source"] = "nowhere/bar.obj";
+  const fs::path lost_model = scratch() / "bar-lost-mesh.modal.json", lost_out = scratch() / "bar-lost-fitted.modal.json";
+  std::ofstream(lost_model) << lost.dump();
+  const auto bad = cli(lost_model.string() + " --fit-poisson --reference " + wav.string() + " -o " + lost_out.string());
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.output.find("give the MESH"), std::string::npos) << bad.output;
+  EXPECT_FALSE(fs::exists(lost_out));
 }
 
 TEST(Fit, SaysClippingAndTakesTheNoiseFromTheTailWithoutAPreRoll) {
