@@ -298,15 +298,19 @@ BemSurface bem_surface(const Eigen::MatrixXd& vertices, const Eigen::MatrixXi& f
 
 BemSolution bem_solve(const BemSurface& s, double frequency_hz, const Eigen::VectorXcd& velocity,
                       const BemOptions& o) {
-  check_surface(s, velocity.size());
+  return bem_solve_many(s, frequency_hz, velocity, o).front();
+}
+
+std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz,
+                                        const Eigen::MatrixXcd& velocities, const BemOptions& o) {
+  check_surface(s, velocities.rows());
+  if (velocities.cols() == 0) return {};
   if (!(frequency_hz > 0) || !std::isfinite(frequency_hz))
     throw Error(fmt::format("the radiation solve needs a positive frequency (got {})", frequency_hz));
   const double omega = 2 * kPi * frequency_hz;
   const double k = omega / o.speed_of_sound_m_s;
-  BemSolution sol;
-  sol.wavenumber_rad_m = k;
-  sol.normal_derivative_pa_m = (kI * omega * o.density_kg_m3) * velocity;  // Euler, e^{−iωt}
-  const Eigen::VectorXcd& q = sol.normal_derivative_pa_m;
+  const int m = static_cast<int>(velocities.cols());
+  const Eigen::MatrixXcd q = (kI * omega * o.density_kg_m3) * velocities;  // Euler, e^{−iωt}
   // Burton & Miller 1971: the Helmholtz integral equation (M − ½)p = Lq plus α times its
   // normal derivative N p = (Mᵗ + ½) q, where M, Mᵗ, L, N are the double-layer, adjoint
   // double-layer, single-layer and hypersingular operators (Kirkup 2019, Appl. Sci. 9, 1642,
@@ -317,16 +321,16 @@ BemSolution bem_solve(const BemSurface& s, double frequency_hz, const Eigen::Vec
   const int n = static_cast<int>(s.faces.rows());
   using RowMatrix = Eigen::Matrix<cd, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   RowMatrix A(n, n);
-  Eigen::VectorXcd rhs = Eigen::VectorXcd::Zero(n);
+  Eigen::MatrixXcd rhs = Eigen::MatrixXcd::Zero(n, m);
   const GaussRule gauss = gauss_legendre(8);
   // Far pairs on the one-point rule both ways share G, G', G'' (they depend on r alone): each
   // such pair is evaluated once, by the row of its smaller index, which writes both entries.
   // The right-hand side is summed per thread, as the mirrored entries land in other rows.
   const Eigen::VectorXd& h = s.diameters_m;
-  std::vector<Eigen::VectorXcd> partial(omp_get_max_threads(), Eigen::VectorXcd::Zero(n));
+  std::vector<Eigen::MatrixXcd> partial(omp_get_max_threads(), Eigen::MatrixXcd::Zero(n, m));
 #pragma omp parallel
   {
-    Eigen::VectorXcd& b = partial[omp_get_thread_num()];
+    Eigen::MatrixXcd& b = partial[omp_get_thread_num()];
 #pragma omp for schedule(dynamic, 8)
     for (int i = 0; i < n; ++i) {
       const Eigen::Vector3d x = s.geometry.centres.row(i).transpose();
@@ -335,7 +339,7 @@ BemSolution bem_solve(const BemSurface& s, double frequency_hz, const Eigen::Vec
         if (j == i) {
           const RowTerms t = assembler.self(i, gauss);
           A(i, i) = t.p - 0.5;
-          b[i] += t.q * q[i] + 0.5 * alpha * q[i];
+          b.row(i) += (t.q + 0.5 * alpha) * q.row(i);
           continue;
         }
         const Eigen::Vector3d y = s.geometry.centres.row(j).transpose();
@@ -346,15 +350,15 @@ BemSolution bem_solve(const BemSurface& s, double frequency_hz, const Eigen::Vec
           const Kernels kk = kernels(x, nx, y, ny, k);
           const double ai = s.geometry.areas_m2[i], aj = s.geometry.areas_m2[j];
           A(i, j) = aj * (kk.dg_dny + alpha * kk.d2g);
-          b[i] += aj * (kk.g + alpha * kk.dg_dnx) * q[j];
+          b.row(i) += (aj * (kk.g + alpha * kk.dg_dnx)) * q.row(j);
           // Row j, column i: x and y swap, so ∂G/∂n_x and ∂G/∂n_y swap; G and ∂²G do not.
           A(j, i) = ai * (kk.dg_dnx + alpha * kk.d2g);
-          b[j] += ai * (kk.g + alpha * kk.dg_dny) * q[i];
+          b.row(j) += (ai * (kk.g + alpha * kk.dg_dny)) * q.row(i);
           continue;
         }
         const RowTerms t = assembler.element(x, nx, j);
         A(i, j) = t.p;
-        b[i] += t.q * q[j];
+        b.row(i) += t.q * q.row(j);
       }
     }
   }
@@ -363,29 +367,39 @@ BemSolution bem_solve(const BemSurface& s, double frequency_hz, const Eigen::Vec
   const Eigen::VectorXcd diagonal = A.diagonal();
   for (int i = 0; i < n; ++i) {
     A.row(i) /= diagonal[i];
-    rhs[i] /= diagonal[i];
+    rhs.row(i) /= diagonal[i];
+  }
+  std::vector<BemSolution> out(m);
+  for (int c = 0; c < m; ++c) {
+    out[c].wavenumber_rad_m = k;
+    out[c].normal_derivative_pa_m = q.col(c);
   }
   if (n <= o.direct_below) {
-    sol.pressure_pa = Eigen::PartialPivLU<Eigen::MatrixXcd>(A).solve(rhs);
-    return sol;
+    const Eigen::PartialPivLU<Eigen::MatrixXcd> lu(A);
+    for (int c = 0; c < m; ++c) out[c].pressure_pa = lu.solve(rhs.col(c));
+    return out;
   }
-  sol.pressure_pa = Eigen::VectorXcd::Zero(n);
   // The products row block by row block on every core (Eigen's own is single-threaded).
   const auto product = [&A, n](const Eigen::VectorXcd& v) {
-    Eigen::VectorXcd out(n);
+    Eigen::VectorXcd result(n);
     constexpr int kBlock = 64;
 #pragma omp parallel for schedule(static)
     for (int r0 = 0; r0 < n; r0 += kBlock) {
       const int rows = std::min(kBlock, n - r0);
-      out.segment(r0, rows).noalias() = A.middleRows(r0, rows) * v;
+      result.segment(r0, rows).noalias() = A.middleRows(r0, rows) * v;
     }
-    return out;
+    return result;
   };
-  sol.iterations = gmres(product, rhs, sol.pressure_pa, o.tolerance, 200, 2000);
-  const double residual = (product(sol.pressure_pa) - rhs).norm() / std::max(rhs.norm(), 1e-300);
-  if (!(residual <= 1e3 * o.tolerance))  // stagnated: the dense factorisation always answers
-    sol.pressure_pa = Eigen::PartialPivLU<Eigen::MatrixXcd>(A).solve(rhs);
-  return sol;
+  for (int c = 0; c < m; ++c) {
+    BemSolution& sol = out[c];
+    const Eigen::VectorXcd b = rhs.col(c);
+    sol.pressure_pa = Eigen::VectorXcd::Zero(n);
+    sol.iterations = gmres(product, b, sol.pressure_pa, o.tolerance, 200, 2000);
+    const double residual = (product(sol.pressure_pa) - b).norm() / std::max(b.norm(), 1e-300);
+    if (!(residual <= 1e3 * o.tolerance))  // stagnated: the dense factorisation always answers
+      sol.pressure_pa = Eigen::PartialPivLU<Eigen::MatrixXcd>(A).solve(b);
+  }
+  return out;
 }
 
 Eigen::VectorXcd bem_field_pressure(const BemSurface& s, const BemSolution& sol,

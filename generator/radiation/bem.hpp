@@ -50,6 +50,12 @@ struct BemSolution {
 BemSolution bem_solve(const BemSurface& surface, double frequency_hz,
                       const Eigen::VectorXcd& normal_velocity_m_s, const BemOptions& options = {});
 
+// The same for several velocity patterns at one frequency (one column each): the matrix is
+// assembled once (modes of equal frequency, e.g. the pairs of an axisymmetric object).
+std::vector<BemSolution> bem_solve_many(const BemSurface& surface, double frequency_hz,
+                                        const Eigen::MatrixXcd& normal_velocities_m_s,
+                                        const BemOptions& options = {});
+
 // The pressure at points outside the surface (P × 3), by the representation formula.
 Eigen::VectorXcd bem_field_pressure(const BemSurface& surface, const BemSolution& solution,
                                     const Eigen::MatrixXd& points_m);

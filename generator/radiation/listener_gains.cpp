@@ -87,35 +87,50 @@ void bem_radiation(ModalModel& model, const TetMesh& tets, const Eigen::MatrixXd
   }
   const int n_modes = static_cast<int>(shapes.cols());
   Progress bar(fmt::format("radiation ({} boundary elements)", faces.rows()));
-  for (int n = 0; n < n_modes; ++n) {
-    const double frequency_hz = std::sqrt(eigenvalues[n]) / (2 * M_PI);
-    // Normal velocity per triangle per unit modal velocity: eq. 5 of the O'Brien weights with
-    // unit impedance, so both radiation models see the same surface motion.
-    const Eigen::VectorXd velocity =
-        triangle_pressure(faces, surface.geometry, shapes.col(n).head(corner_dofs), 1.0);
-    const BemSolution solution = bem_solve(surface, frequency_hz, velocity.cast<std::complex<double>>());
-    const double k = solution.wavenumber_rad_m;
-    if (positions.rows() > 0) {
-      const Eigen::VectorXcd pressure = bem_field_pressure(surface, solution, positions);
-      for (size_t l = 0; l < model.listeners.size(); ++l) {
-        auto& listener = model.listeners[l];
-        listener.pressure[n] = pressure[static_cast<Eigen::Index>(l)];
-        // The generated code gives each mode one real gain after the listener's delay: the
-        // pressure with the propagation phase e^{ikr} of the delay's path taken out, as its
-        // magnitude signed by the in-phase part. What is lost is the residual phase (kept in
-        // `pressure`), i.e. the modes' relative phases at the listener; levels and decays stay.
-        const std::complex<double> local =
-            pressure[static_cast<Eigen::Index>(l)] * std::polar(1.0, -k * kSpeedOfSoundMS * listener.delay_s);
-        listener.gains[n] = local.real() < 0 ? -std::abs(local) : std::abs(local);
+  const auto frequency_hz = [&eigenvalues](int n) { return std::sqrt(eigenvalues[n]) / (2 * M_PI); };
+  for (int first = 0; first < n_modes;) {
+    // Modes within 0.1 % in frequency (the pairs of an axisymmetric object, which differ by
+    // round-off) share one solve at their mean frequency: one matrix, several right-hand sides.
+    int end = first + 1;
+    while (end < n_modes && std::abs(frequency_hz(end) / frequency_hz(first) - 1) < 1e-3) ++end;
+    double mean_hz = 0;
+    Eigen::MatrixXcd velocities(faces.rows(), end - first);
+    for (int n = first; n < end; ++n) {
+      mean_hz += frequency_hz(n) / (end - first);
+      // Normal velocity per triangle per unit modal velocity: eq. 5 of the O'Brien weights
+      // with unit impedance, so both radiation models see the same surface motion.
+      velocities.col(n - first) =
+          triangle_pressure(faces, surface.geometry, shapes.col(n).head(corner_dofs), 1.0)
+              .cast<std::complex<double>>();
+    }
+    const std::vector<BemSolution> solutions = bem_solve_many(surface, mean_hz, velocities);
+    for (int n = first; n < end; ++n) {
+      const BemSolution& solution = solutions[n - first];
+      const double k = solution.wavenumber_rad_m;
+      if (positions.rows() > 0) {
+        const Eigen::VectorXcd pressure = bem_field_pressure(surface, solution, positions);
+        for (size_t l = 0; l < model.listeners.size(); ++l) {
+          auto& listener = model.listeners[l];
+          listener.pressure[n] = pressure[static_cast<Eigen::Index>(l)];
+          // The generated code gives each mode one real gain after the listener's delay: the
+          // pressure with the propagation phase e^{ikr} of the delay's path taken out, as its
+          // magnitude signed by the in-phase part. What is lost is the residual phase (kept in
+          // `pressure`), i.e. the modes' relative phases at the listener; levels and decays stay.
+          const std::complex<double> local = pressure[static_cast<Eigen::Index>(l)] *
+                                             std::polar(1.0, -k * kSpeedOfSoundMS * listener.delay_s);
+          listener.gains[n] = local.real() < 0 ? -std::abs(local) : std::abs(local);
+        }
+      }
+      if (n < static_cast<int>(model.modes.size())) {
+        const int order = directivity_order(k, radius_m);
+        const Directivity d = bem_directivity(surface, solution, order, centre);
+        model.modes[n].directivity_order = order;
+        model.modes[n].directivity.assign(d.coefficients.data(),
+                                          d.coefficients.data() + d.coefficients.size());
       }
     }
-    if (n < static_cast<int>(model.modes.size())) {
-      const int order = directivity_order(k, radius_m);
-      const Directivity d = bem_directivity(surface, solution, order, centre);
-      model.modes[n].directivity_order = order;
-      model.modes[n].directivity.assign(d.coefficients.data(), d.coefficients.data() + d.coefficients.size());
-    }
-    bar.update(double(n + 1) / n_modes, fmt::format("mode {} of {}", n + 1, n_modes));
+    bar.update(double(end) / n_modes, fmt::format("mode {} of {}", end, n_modes));
+    first = end;
   }
   bar.finish();
 }
