@@ -219,7 +219,7 @@ void check_surface(const BemSurface& s, Eigen::Index values) {
     throw Error(fmt::format("{} normal velocities for {} surface triangles", values, s.faces.rows()));
 }
 
-// Restarted GMRES (Saad & Schultz 1986, Algorithm 4 with Givens rotations) on A·x = b.
+// Restarted GMRES (Saad & Schultz 1986, with Givens rotations) on A·x = b.
 template <class Apply>
 int gmres(const Apply& A, const Eigen::VectorXcd& b, Eigen::VectorXcd& x, double tolerance,
           int restart, int max_iterations) {
