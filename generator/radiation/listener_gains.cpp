@@ -5,6 +5,7 @@
 #include <cmath>
 #include <complex>
 
+#include "modal/memory_estimate.hpp"
 #include "radiation/bem.hpp"
 #include "radiation/radiation.hpp"
 #include "util/error.hpp"
@@ -63,6 +64,15 @@ void bem_radiation(ModalModel& model, const TetMesh& tets, const Eigen::MatrixXd
                              .cross(Eigen::Vector3d(tets.vertices.row(faces(f, 2)))));
     if (volume < 0) faces.col(1).swap(faces.col(2));
   }
+  // The dense system: F² complex entries (16 bytes each) and GMRES's 200 basis vectors. Refused
+  // up front rather than failing to allocate half-way.
+  const double bytes = 16.0 * faces.rows() * (faces.rows() + 201.0);
+  const double available = available_memory_bytes();
+  if (available > 0 && bytes > 0.8 * available)
+    throw Error(fmt::format("--radiation bem: the boundary-element solve of {} surface triangles needs "
+                            "{} of memory, and {} is available: use --radiation obrien, or a coarser "
+                            "surface (--surface-edge)",
+                            faces.rows(), format_bytes(bytes), format_bytes(available)));
   const BemSurface surface = bem_surface(tets.vertices, faces);
   // The directivity's origin: the surface's area-weighted centre; its radius: the farthest
   // vertex from there (for the expansion's order).
