@@ -74,6 +74,13 @@ void add_analysis_options(CLI::App& c, AnalysisOptions& o) {
   c.add_option("--normalize", o.normalize, "gain normalisation: physical | per-point")
       ->capture_default_str()
       ->check(CLI::IsMember({"physical", "per-point"}));
+  c.add_option("--radiation", o.radiation,
+               "how the modes radiate to listeners: obrien (each surface triangle radiated with "
+               "1/r and a cosine, O'Brien et al. 2001) or bem (an exterior Helmholtz "
+               "boundary-element solve per mode: the acoustic short circuit, near field, "
+               "diffraction; also stores each mode's far-field directivity)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"obrien", "bem"}));
   c.add_option("--name", o.name, "model name (default: the mesh file's stem)");
   c.add_option_function<std::string>(
       "--max-memory", [&o](const std::string& text) { o.max_memory_bytes = parse_memory_size(text); },

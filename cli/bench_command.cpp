@@ -38,9 +38,11 @@ struct BenchCase {
   std::optional<double> max_tet_volume_m3;
 };
 
-json run_case(const BenchCase& c, int modes, const std::string& material, const std::string& solver) {
+json run_case(const BenchCase& c, int modes, const std::string& material, const std::string& solver,
+              const std::string& radiation) {
   AnalysisOptions o;
   o.solver = solver;
+  o.radiation = radiation;
   o.input = c.mesh;
   o.material_name = material;
   o.modes = modes;
@@ -79,6 +81,7 @@ json run_case(const BenchCase& c, int modes, const std::string& material, const 
   // Every rank's own peak (one without MPI): what a cluster's nodes must hold.
   const std::vector<double> rank_peaks = rank_peak_memory_mb();
   j["solver"] = solver;
+  j["radiation"] = radiation;  // the boundary-element solve's time is the "radiation" stage
   j["ranks"] = rank_peaks.size();
   j["rank_peak_mb"] = rank_peaks;
   j["peak_mb"] = rank_peaks.front();
@@ -96,9 +99,9 @@ json run_case(const BenchCase& c, int modes, const std::string& material, const 
 
 // "mesh s" = reading, remeshing (when the surface is finer than needed) and TetGen.
 json run_case_or_error(const BenchCase& c, int modes, const std::string& material,
-                       const std::string& solver) {
+                       const std::string& solver, const std::string& radiation) {
   try {
-    return run_case(c, modes, material, solver);
+    return run_case(c, modes, material, solver, radiation);
   } catch (const std::exception& e) {
     return json{{"case", c.label}, {"order", c.order}, {"error", e.what()}};
   }
@@ -107,17 +110,18 @@ json run_case_or_error(const BenchCase& c, int modes, const std::string& materia
 // Runs one case in a child so that the peak memory is the case's own. Under MPI a process
 // cannot fork (the child could not take part in the solves): the case runs in this process,
 // with every rank's peak memory reset before it.
-json run_isolated(const BenchCase& c, int modes, const std::string& material, const std::string& solver) {
+json run_isolated(const BenchCase& c, int modes, const std::string& material, const std::string& solver,
+                  const std::string& radiation) {
   if (parallel_session_running()) {
     reset_rank_peak_memory();
-    return run_case_or_error(c, modes, material, solver);
+    return run_case_or_error(c, modes, material, solver, radiation);
   }
   int fd[2];
   if (pipe(fd) != 0) throw Error("bench: cannot create a pipe");
   const pid_t pid = fork();
   if (pid == 0) {
     close(fd[0]);
-    const std::string out = run_case_or_error(c, modes, material, solver).dump();
+    const std::string out = run_case_or_error(c, modes, material, solver, radiation).dump();
     (void)!write(fd[1], out.data(), out.size());
     close(fd[1]);
     _exit(0);
@@ -151,6 +155,7 @@ void register_bench_command(CLI::App& app) {
     std::string material = "steel";
     std::string json_out;
     std::string solver = "default";
+    std::string radiation = "obrien";
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("meshes", o->meshes, "surface meshes to analyse (default: none)");
@@ -163,6 +168,11 @@ void register_bench_command(CLI::App& app) {
   cmd->add_option("--material", o->material, "material preset")->capture_default_str();
   cmd->add_option("--json", o->json_out, "write all numbers to this JSON file");
   add_solver_option(*cmd, o->solver);
+  cmd->add_option("--radiation", o->radiation,
+                  "radiation model of the analysis: obrien, or bem (times the boundary-element "
+                  "solve of every mode, its directivity included)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"obrien", "bem"}));
   cmd->callback([o] {
     std::vector<BenchCase> cases;
     for (const auto& m : o->meshes)
@@ -181,10 +191,10 @@ void register_bench_command(CLI::App& app) {
     }
     if (cases.empty()) throw Error("bench: give meshes and/or --sizes with --size-mesh");
     json all = json::array();
-    fmt::print("| case | P | tets | DOF | modes | mesh s | coarse pass s | assembly s | factor s | eigen s | eigen ms/mode | est. solve s | total s | peak MB | bending err % | peak MB per rank |\n");
-    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    fmt::print("| case | P | tets | DOF | modes | mesh s | coarse pass s | assembly s | factor s | eigen s | eigen ms/mode | est. solve s | total s | peak MB | bending err % | peak MB per rank | radiation s |\n");
+    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const auto& c : cases) {
-      const json j = run_isolated(c, o->modes, o->material, o->solver);
+      const json j = run_isolated(c, o->modes, o->material, o->solver, o->radiation);
       all.push_back(j);
       if (j.contains("error")) {
         fmt::print("| {} | {} | failed: {} |\n", c.label, c.order, j["error"].get<std::string>());
@@ -192,7 +202,7 @@ void register_bench_command(CLI::App& app) {
       }
       std::string per_rank;
       for (double mb : j["rank_peak_mb"]) per_rank += fmt::format("{}{:.0f}", per_rank.empty() ? "" : " / ", mb);
-      fmt::print("| {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.1f} | {:.1f} | {:.2f} | {:.0f} | {} | {} |\n",
+      fmt::print("| {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.1f} | {:.1f} | {:.2f} | {:.0f} | {} | {} | {:.2f} |\n",
                  c.label, c.order, j["tetrahedra"].get<int>(), j["dof"].get<int>(),
                  j["modes"].get<int>(), stage_s(j, "read mesh") + stage_s(j, "surface remeshing") + stage_s(j, "tetrahedralization") +
                      stage_s(j, "volume meshing"),
@@ -202,7 +212,7 @@ void register_bench_command(CLI::App& app) {
                  j["eigen_ms_per_mode"].get<double>(), j["estimated_solve_s"].get<double>(),
                  j["total_s"].get<double>(), j["peak_mb"].get<double>(),
                  j.contains("bending_error_pct") ? fmt::format("{:.2f}", j["bending_error_pct"].get<double>()) : "",
-                 per_rank);
+                 per_rank, stage_s(j, "radiation"));
       std::fflush(stdout);
     }
     if (!o->json_out.empty()) write_text_atomically(o->json_out, all.dump(1) + "\n");

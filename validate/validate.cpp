@@ -333,6 +333,12 @@ ValidationVerdict validate_model(const ValidateOptions& o) {
                      : "point:" + point_text(settings.strike.position_m);
       a.listeners.clear();
       for (const auto& l : listeners) a.listeners.push_back(point_text(l));
+      // The reference radiates with O'Brien's time-domain weights: the model must use the same
+      // radiation to compare like with like.
+      if (a.radiation != "obrien")
+        notice("validate compares with the reference's own radiation (O'Brien et al. 2001): the "
+               "model is analysed with --radiation obrien");
+      a.radiation = "obrien";
       // The tet mesh the reference uses, not a second tetrahedralization of the surface.
       model = mesh2dsp::analyze_tet_mesh(a, material, tets, fem);
       point = 0;

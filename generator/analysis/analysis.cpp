@@ -219,6 +219,11 @@ ModalModel analyze_tet_mesh(const AnalysisOptions& o, const Material& material, 
   for (const auto& text : o.listeners)
     model.listeners.push_back(
         listener_gains(tets, modes.shapes, modes.eigenvalues, parse_listener_position(text)));
+  if (o.radiation == "bem") {
+    if (timer) timer->start("radiation");
+    bem_radiation(model, tets, modes.shapes, modes.eigenvalues);
+    if (timer) timer->stop();
+  }
   // Cheap beside the solve (V·N values); written only where asked (modes --surface-data, view).
   model.surface = std::make_shared<SurfaceShapes>(surface_shapes(tets, modes.shapes, o.normalize));
   apply_rayleigh_damping(model);

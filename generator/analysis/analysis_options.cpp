@@ -32,6 +32,7 @@ void check_analysis_options(const AnalysisOptions& o) {
   check_one_of("--resolution", o.resolution, {"modes", "band"});
   check_one_of("--normalize", o.normalize, {"physical", "per-point"});
   check_one_of("--solver", o.solver, {"default", "slepc"});
+  check_one_of("--radiation", o.radiation, {"obrien", "bem"});
   if (!(o.max_memory_bytes >= 0)) throw Error("--max-memory must not be negative");
 }
 

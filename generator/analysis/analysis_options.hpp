@@ -35,6 +35,7 @@ struct AnalysisOptions {
   std::string name;
   double max_memory_bytes = 0;  // --max-memory; 0: the machine's available memory
   std::string solver = "default";  // --solver default | slepc
+  std::string radiation = "obrien";  // --radiation obrien | bem: how listener gains are computed
 };
 
 // The material from --material and the overrides, validated.

@@ -112,6 +112,37 @@ std::vector<double> get_gains(const json& j, const std::string& where, size_t n_
   return g;
 }
 
+// Two parallel arrays of finite numbers, `count` long, as complex values (both absent: empty).
+std::vector<std::complex<double>> get_complex_pair(const json& j, const char* re_key, const char* im_key,
+                                                   size_t count, const std::string& where) {
+  if (!j.contains(re_key) && !j.contains(im_key)) return {};
+  const auto re = get<std::vector<double>>(j, re_key, where);
+  const auto im = get<std::vector<double>>(j, im_key, where);
+  if (re.size() != count || im.size() != count)
+    throw Error(fmt::format("{}: '{}' and '{}' must have {} values each (got {} and {})", where,
+                            re_key, im_key, count, re.size(), im.size()));
+  std::vector<std::complex<double>> out(count);
+  for (size_t n = 0; n < count; ++n) {
+    if (!std::isfinite(re[n]) || !std::isfinite(im[n]))
+      throw Error(fmt::format("{}: {}[{}] or {}[{}] is not finite", where, re_key, n, im_key, n));
+    out[n] = {re[n], im[n]};
+  }
+  return out;
+}
+
+// A mode's optional far-field directivity: {"order": L, "re": [...], "im": [...]}, (L+1)² each.
+void read_directivity(const json& mj, const std::string& where, ModalMode& m) {
+  if (!mj.is_object() || !mj.contains("directivity")) return;
+  const std::string w = where + ": directivity";
+  const json& d = mj.at("directivity");
+  if (!d.is_object()) throw Error(w + ": must be an object");
+  const int order = get_int_or(d, "order", -1, w);
+  if (order < 0 || order > 64) throw Error(fmt::format("{}: 'order' must be 0 .. 64 (got {})", w, order));
+  m.directivity_order = order;
+  m.directivity = get_complex_pair(d, "re", "im", static_cast<size_t>((order + 1) * (order + 1)), w);
+  if (m.directivity.empty()) throw Error(w + ": missing 're' and 'im'");
+}
+
 // One mode, with its damping given as damping_ratio, t60_s or both (then they must agree: the
 // emitter uses the ratio, so a hand-edited T60 beside a stale ratio would be ignored silently).
 ModalMode read_mode(const json& mj, const std::string& w) {
@@ -191,7 +222,13 @@ int apply_rayleigh_damping(ModalModel& model) {
       gains = std::move(out);
     };
     for (auto& e : model.excitations) select(e.gains);
-    for (auto& l : model.listeners) select(l.gains);
+    for (auto& l : model.listeners) {
+      select(l.gains);
+      if (l.pressure.empty()) continue;
+      std::vector<std::complex<double>> out;
+      for (size_t i : kept_index) out.push_back(l.pressure[i]);
+      l.pressure = std::move(out);
+    }
     if (model.surface)
       model.surface = std::make_shared<SurfaceShapes>(select_surface_modes(*model.surface, kept_index));
     notice(fmt::format("{} overdamped mode(s) (damping ratio >= 1) dropped", dropped));
@@ -237,8 +274,26 @@ void retune_material(ModalModel& model, const Material& m) {
   if (model.analysis.normalization == "physical")
     for (auto& e : model.excitations)
       for (double& g : e.gains) g *= shape_scale;
-  for (auto& l : model.listeners)
+  for (auto& l : model.listeners) {
     for (double& g : l.gains) g *= shape_scale;
+    for (auto& p : l.pressure) p *= shape_scale;
+  }
+  // A directivity belongs to its mode's frequency (its wavenumber): a new frequency needs a new
+  // solve, so it is dropped; a density change alone scales it with the shapes.
+  bool dropped_directivity = false;
+  for (auto& mode : model.modes) {
+    if (mode.directivity_order < 0) continue;
+    if (std::abs(eigen_scale - 1) > 1e-12) {
+      mode.directivity.clear();
+      mode.directivity_order = -1;
+      dropped_directivity = true;
+    } else {
+      for (auto& c : mode.directivity) c *= shape_scale;
+    }
+  }
+  if (dropped_directivity)
+    notice("the modes' far-field directivity was computed at their old frequencies: dropped "
+           "(re-run the analysis with --radiation bem for it)");
   if (model.surface) {
     auto surface = std::make_shared<SurfaceShapes>(*model.surface);
     surface->displacement *= shape_scale;
@@ -288,12 +343,25 @@ std::string modal_model_to_json(const ModalModel& model) {
                    {"requested_modes", model.analysis.requested_modes},
                    {"fixed", model.analysis.fixed},
                    {"normalization", model.analysis.normalization}};
+  // Additive fields (readers that do not know them ignore them): written only with a
+  // boundary-element radiation solve, so older files and O'Brien models stay as they were.
+  if (model.analysis.radiation != "obrien") {
+    j["analysis"]["radiation"] = model.analysis.radiation;
+    j["analysis"]["radiation_centre_m"] = vec3(model.analysis.radiation_centre_m);
+  }
   json modes = json::array();
-  for (const auto& m : model.modes)
-    modes.push_back({{"frequency_hz", m.frequency_hz},
-                     {"damping_ratio", m.damping_ratio},
-                     {"t60_s", number_or_null(m.t60_s)},
-                     {"eigenvalue", m.eigenvalue}});
+  for (const auto& m : model.modes) {
+    json mj = {{"frequency_hz", m.frequency_hz},
+               {"damping_ratio", m.damping_ratio},
+               {"t60_s", number_or_null(m.t60_s)},
+               {"eigenvalue", m.eigenvalue}};
+    if (m.directivity_order >= 0) {
+      std::vector<double> re, im;
+      for (const auto& c : m.directivity) re.push_back(c.real()), im.push_back(c.imag());
+      mj["directivity"] = {{"order", m.directivity_order}, {"re", re}, {"im", im}};
+    }
+    modes.push_back(mj);
+  }
   j["modes"] = modes;
   json ex = json::array();
   for (const auto& e : model.excitations)
@@ -303,8 +371,16 @@ std::string modal_model_to_json(const ModalModel& model) {
                   {"gains", e.gains}});
   j["excitations"] = ex;
   json li = json::array();
-  for (const auto& l : model.listeners)
-    li.push_back({{"position", vec3(l.position)}, {"delay_s", l.delay_s}, {"gains", l.gains}});
+  for (const auto& l : model.listeners) {
+    json lj = {{"position", vec3(l.position)}, {"delay_s", l.delay_s}, {"gains", l.gains}};
+    if (!l.pressure.empty()) {
+      std::vector<double> re, im;
+      for (const auto& c : l.pressure) re.push_back(c.real()), im.push_back(c.imag());
+      lj["pressure_re"] = re;
+      lj["pressure_im"] = im;
+    }
+    li.push_back(lj);
+  }
   j["listeners"] = li;
   if (!model.excitation_triangles.empty()) j["excitation_triangles"] = model.excitation_triangles;
   if (model.surface && !model.surface_file.empty())
@@ -381,6 +457,11 @@ ModalModel modal_model_from_json(const std::string& text, const std::string& ori
     if (!(a.fmin_hz >= 0 && a.fmax_hz > a.fmin_hz))
       throw Error(fmt::format("{}: the band fmin_hz {} .. fmax_hz {} is empty", w, a.fmin_hz,
                               a.fmax_hz));
+    a.radiation = get_or<std::string>(aj, "radiation", "obrien", w);
+    if (a.radiation != "obrien" && a.radiation != "bem")
+      throw Error(fmt::format("{}: 'radiation' must be \"obrien\" or \"bem\" (got \"{}\")", w,
+                              a.radiation));
+    if (aj.contains("radiation_centre_m")) a.radiation_centre_m = get_vec3(aj, "radiation_centre_m", w);
     if (a.normalization != "physical" && a.normalization != "per-point")
       throw Error(fmt::format("{}: 'normalization' must be \"physical\" or \"per-point\" (got "
                               "\"{}\")", w, a.normalization));
@@ -391,6 +472,7 @@ ModalModel modal_model_from_json(const std::string& text, const std::string& ori
   for (size_t i = 0; i < j["modes"].size(); ++i) {
     const std::string w = fmt::format("{}: modes[{}]", origin, i);
     ModalMode m = read_mode(j["modes"][i], w);
+    read_directivity(j["modes"][i], w, m);
     if (!model.modes.empty() && m.frequency_hz < model.modes.back().frequency_hz)
       throw Error(fmt::format("{}: modes must be in ascending frequency ({} Hz after {} Hz)", w,
                               m.frequency_hz, model.modes.back().frequency_hz));
@@ -423,6 +505,7 @@ ModalModel modal_model_from_json(const std::string& text, const std::string& ori
     l.position = get_vec3(lj, "position", w);
     l.gains = get_gains(lj, w, model.modes.size());
     l.delay_s = get_finite_or(lj, "delay_s", 0.0, w);
+    l.pressure = get_complex_pair(lj, "pressure_re", "pressure_im", model.modes.size(), w);
     if (l.delay_s < 0) throw Error(fmt::format("{}: delay_s must be >= 0 (got {})", w, l.delay_s));
     model.listeners.push_back(std::move(l));
   }

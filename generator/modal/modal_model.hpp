@@ -3,6 +3,7 @@
 // file, format version 1). SI units, frequencies in Hz.
 #include <Eigen/Core>
 #include <array>
+#include <complex>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -19,6 +20,12 @@ struct ModalMode {
   double damping_ratio = 0;  // ξ
   double t60_s = 0;          // ln(1000)/(ξω); infinite when undamped (stored as null)
   double eigenvalue = 0;     // λ = ω² (rad²/s²) of K φ = λ M φ; kept for exact re-tuning
+  // Far-field directivity from the boundary-element radiation solve (optional, empty otherwise):
+  // complex coefficients c_lm of F(d) = Σ c_lm Y_lm(d), real orthonormal spherical harmonics
+  // in ACN order (radiation/bem.hpp), up to `directivity_order`; p(centre + r·d) ≈ F(d)e^{ikr}/r
+  // per unit modal velocity (Pa·m), centre = analysis.radiation_centre_m, time dependence e^{−iωt}.
+  int directivity_order = -1;
+  std::vector<std::complex<double>> directivity;
 };
 
 struct ModalExcitation {
@@ -32,6 +39,9 @@ struct ModalListener {
   Eigen::Vector3d position = Eigen::Vector3d::Zero();
   std::vector<double> gains;  // per mode: radiated pressure per unit modal velocity
   double delay_s = 0;         // propagation delay r/c from the radiating surface (weighted mean)
+  // Per mode, the complex pressure per unit modal velocity (Pa·s/m, time dependence e^{−iωt})
+  // from the boundary-element solve; empty with O'Brien's weights.
+  std::vector<std::complex<double>> pressure;
 };
 
 struct ModalMeshInfo {
@@ -47,6 +57,8 @@ struct ModalAnalysisInfo {
   int requested_modes = 0;
   std::vector<std::string> fixed;  // --fix predicates
   std::string normalization = "physical";  // "physical" or "per-point"
+  std::string radiation = "obrien";        // listener gains by "obrien" weights or a "bem" solve
+  Eigen::Vector3d radiation_centre_m = Eigen::Vector3d::Zero();  // the directivity's origin
 };
 
 struct ModalModel {

@@ -5,7 +5,10 @@
 #include <cmath>
 #include <complex>
 
+#include "modal/memory_estimate.hpp"
+#include "radiation/bem.hpp"
 #include "radiation/radiation.hpp"
+#include "util/error.hpp"
 #include "util/progress.hpp"
 
 namespace mesh2dsp {
@@ -43,6 +46,103 @@ ModalListener listener_gains(const TetMesh& tets, const Eigen::MatrixXd& shapes,
     listener.gains.push_back(sum.real() < 0 ? -std::abs(sum) : std::abs(sum));
   }
   return listener;
+}
+
+void bem_radiation(ModalModel& model, const TetMesh& tets, const Eigen::MatrixXd& shapes,
+                   const Eigen::VectorXd& eigenvalues) {
+  // The analysis surface: the tet mesh's boundary triangles over its corner nodes (the P2
+  // mid-edge nodes are left out, as in the O'Brien weights: each triangle's normal velocity is
+  // the mean of its corners'). Not coarsened: the solve runs on the surface as meshed.
+  Eigen::MatrixXi faces = tets.surface_faces;
+  {
+    // Outward normals are the solve's convention: a surface whose enclosed volume comes out
+    // negative is oriented inwards, and is turned.
+    double volume = 0;
+    for (Eigen::Index f = 0; f < faces.rows(); ++f)
+      volume += Eigen::Vector3d(tets.vertices.row(faces(f, 0)))
+                    .dot(Eigen::Vector3d(tets.vertices.row(faces(f, 1)))
+                             .cross(Eigen::Vector3d(tets.vertices.row(faces(f, 2)))));
+    if (volume < 0) faces.col(1).swap(faces.col(2));
+  }
+  // The dense system: F² complex entries (16 bytes each) and GMRES's 200 basis vectors. Refused
+  // up front rather than failing to allocate half-way.
+  const double bytes = 16.0 * faces.rows() * (faces.rows() + 201.0);
+  const double available = available_memory_bytes();
+  if (available > 0 && bytes > 0.8 * available)
+    throw Error(fmt::format("--radiation bem: the boundary-element solve of {} surface triangles needs "
+                            "{} of memory, and {} is available: use --radiation obrien, or a coarser "
+                            "surface (--surface-edge)",
+                            faces.rows(), format_bytes(bytes), format_bytes(available)));
+  const BemSurface surface = bem_surface(tets.vertices, faces);
+  // The directivity's origin: the surface's area-weighted centre; its radius: the farthest
+  // vertex from there (for the expansion's order).
+  const Eigen::VectorXd& areas = surface.geometry.areas_m2;
+  const Eigen::Vector3d centre =
+      (surface.geometry.centres.transpose() * areas) / std::max(areas.sum(), 1e-300);
+  double radius_m = 0;
+  for (Eigen::Index f = 0; f < faces.rows(); ++f)
+    for (int c = 0; c < 3; ++c)
+      radius_m = std::max(radius_m, (Eigen::Vector3d(tets.vertices.row(faces(f, c))) - centre).norm());
+  model.analysis.radiation = "bem";
+  model.analysis.radiation_centre_m = centre;
+  const Eigen::Index corner_dofs = 3 * tets.vertices.rows();
+  Eigen::MatrixXd positions(model.listeners.size(), 3);
+  for (size_t l = 0; l < model.listeners.size(); ++l) {
+    positions.row(l) = model.listeners[l].position.transpose();
+    // One delay per listener: the path from the centre. What the surface's extent adds to the
+    // path stays in each mode's complex pressure.
+    model.listeners[l].delay_s = (model.listeners[l].position - centre).norm() / kSpeedOfSoundMS;
+    model.listeners[l].gains.assign(shapes.cols(), 0.0);
+    model.listeners[l].pressure.assign(shapes.cols(), 0.0);
+  }
+  const int n_modes = static_cast<int>(shapes.cols());
+  Progress bar(fmt::format("radiation ({} boundary elements)", faces.rows()));
+  const auto frequency_hz = [&eigenvalues](int n) { return std::sqrt(eigenvalues[n]) / (2 * M_PI); };
+  for (int first = 0; first < n_modes;) {
+    // Modes within 0.1 % in frequency (the pairs of an axisymmetric object, which differ by
+    // round-off) share one solve at their mean frequency: one matrix, several right-hand sides.
+    int end = first + 1;
+    while (end < n_modes && std::abs(frequency_hz(end) / frequency_hz(first) - 1) < 1e-3) ++end;
+    double mean_hz = 0;
+    Eigen::MatrixXcd velocities(faces.rows(), end - first);
+    for (int n = first; n < end; ++n) {
+      mean_hz += frequency_hz(n) / (end - first);
+      // Normal velocity per triangle per unit modal velocity: eq. 5 of the O'Brien weights
+      // with unit impedance, so both radiation models see the same surface motion.
+      velocities.col(n - first) =
+          triangle_pressure(faces, surface.geometry, shapes.col(n).head(corner_dofs), 1.0)
+              .cast<std::complex<double>>();
+    }
+    const std::vector<BemSolution> solutions = bem_solve_many(surface, mean_hz, velocities);
+    for (int n = first; n < end; ++n) {
+      const BemSolution& solution = solutions[n - first];
+      const double k = solution.wavenumber_rad_m;
+      if (positions.rows() > 0) {
+        const Eigen::VectorXcd pressure = bem_field_pressure(surface, solution, positions);
+        for (size_t l = 0; l < model.listeners.size(); ++l) {
+          auto& listener = model.listeners[l];
+          listener.pressure[n] = pressure[static_cast<Eigen::Index>(l)];
+          // The generated code gives each mode one real gain after the listener's delay: the
+          // pressure with the propagation phase e^{ikr} of the delay's path taken out, as its
+          // magnitude signed by the in-phase part. What is lost is the residual phase (kept in
+          // `pressure`), i.e. the modes' relative phases at the listener; levels and decays stay.
+          const std::complex<double> local = pressure[static_cast<Eigen::Index>(l)] *
+                                             std::polar(1.0, -k * kSpeedOfSoundMS * listener.delay_s);
+          listener.gains[n] = local.real() < 0 ? -std::abs(local) : std::abs(local);
+        }
+      }
+      if (n < static_cast<int>(model.modes.size())) {
+        const int order = directivity_order(k, radius_m);
+        const Directivity d = bem_directivity(surface, solution, order, centre);
+        model.modes[n].directivity_order = order;
+        model.modes[n].directivity.assign(d.coefficients.data(),
+                                          d.coefficients.data() + d.coefficients.size());
+      }
+    }
+    bar.update(double(end) / n_modes, fmt::format("mode {} of {}", end, n_modes));
+    first = end;
+  }
+  bar.finish();
 }
 
 }  // namespace mesh2dsp

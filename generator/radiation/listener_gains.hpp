@@ -14,3 +14,15 @@ ModalListener listener_gains(const TetMesh& tets, const Eigen::MatrixXd& shapes,
                              const Eigen::VectorXd& eigenvalues, const Eigen::Vector3d& position);
 
 }  // namespace mesh2dsp
+
+namespace mesh2dsp {
+
+// The boundary-element alternative (radiation/bem.hpp), per mode at its own frequency: each
+// listener's complex pressure, its real gain and delay, and each mode's far-field directivity.
+// `listeners` in `model` must already hold the positions; their gains, delays and pressures are
+// replaced. Sets model.analysis.radiation to "bem". `eigenvalues` are the modes' ω², in the
+// order of `shapes`' columns and of model.modes.
+void bem_radiation(ModalModel& model, const TetMesh& tets, const Eigen::MatrixXd& shapes,
+                   const Eigen::VectorXd& eigenvalues);
+
+}  // namespace mesh2dsp

@@ -242,6 +242,7 @@ TEST_F(Scratch, BadInputsFailCleanly) {
       {"modes " + bar + " --element-order 3", "element-order"},
       {"modes " + bar + " --element-scale 0", "--element-scale"},
       {"modes " + bar + " --element-scale nan", ""},
+      {"modes " + bar + " --radiation foo", "--radiation"},
   };
   for (const auto& [args, phrase] : cases) {
     const auto r = run(args + " --modes 3 -o " + out("model.modal.json"));

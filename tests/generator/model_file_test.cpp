@@ -61,6 +61,41 @@ TEST(ModelFile, TheGoodModelReads) {
   EXPECT_EQ(modal_model_from_json(good_model().dump()).modes.size(), 3u);
 }
 
+// The boundary-element fields (directivity, complex listener pressure, radiation and its
+// centre) round-trip; a file without them reads as O'Brien's, and they are not written then.
+TEST(ModelFile, RadiationFieldsRoundTrip) {
+  ModalModel m = modal_model_from_json(good_model().dump());
+  EXPECT_EQ(m.analysis.radiation, "obrien");
+  EXPECT_FALSE(json::parse(modal_model_to_json(m))["analysis"].contains("radiation"));
+  m.analysis.radiation = "bem";
+  m.analysis.radiation_centre_m = {0.1, -0.2, 0.3};
+  m.modes[1].directivity_order = 1;
+  m.modes[1].directivity = {{1, 2}, {3, -4}, {0.5, 0}, {0, -0.25}};
+  ModalListener l;
+  l.position = {0, 0, 1};
+  l.gains = {1, -2, 3};
+  l.pressure = {{1, 0.5}, {-2, 0.1}, {3, -3}};
+  m.listeners.push_back(l);
+  const ModalModel back = modal_model_from_json(modal_model_to_json(m));
+  EXPECT_EQ(back.analysis.radiation, "bem");
+  EXPECT_EQ(back.analysis.radiation_centre_m, m.analysis.radiation_centre_m);
+  EXPECT_EQ(back.modes[0].directivity_order, -1);
+  EXPECT_EQ(back.modes[1].directivity_order, 1);
+  EXPECT_EQ(back.modes[1].directivity, m.modes[1].directivity);
+  ASSERT_EQ(back.listeners.size(), 1u);
+  EXPECT_EQ(back.listeners[0].pressure, l.pressure);
+  // Bad values name the field.
+  json j = json::parse(modal_model_to_json(m));
+  j["modes"][1]["directivity"]["re"].push_back(1);
+  EXPECT_TRUE(contains(read_error(j), "modes[1]: directivity")) << read_error(j);
+  j = json::parse(modal_model_to_json(m));
+  j["listeners"][0]["pressure_im"] = {1, 2};
+  EXPECT_TRUE(contains(read_error(j), "pressure_im")) << read_error(j);
+  j = json::parse(modal_model_to_json(m));
+  j["analysis"]["radiation"] = "ray tracing";
+  EXPECT_TRUE(contains(read_error(j), "'radiation'")) << read_error(j);
+}
+
 // Each edit is what a person or another tool might do; each message must name the field.
 TEST(ModelFile, EveryBadFieldIsOneMessageNamingIt) {
   struct Case {

@@ -1,0 +1,94 @@
+#pragma once
+// Exterior acoustic radiation of a vibrating closed surface by a boundary-element solve of the
+// Helmholtz equation (Burton & Miller 1971): the surface pressure from the surface's normal
+// velocity at one frequency, then the pressure anywhere outside (near or far) and the far-field
+// directivity as a real spherical-harmonic expansion. Plain functions on Eigen types.
+//
+// Conventions: time dependence e^{−iωt}; outgoing free-space Green's function
+// G(x, y) = e^{ik|x−y|} / (4π|x−y|); unit normals point out of the body into the air;
+// Euler's equation gives the Neumann data ∂p/∂n = iωρ·v_n. Piecewise-constant pressure on flat
+// triangles, collocation at the triangles' centroids.
+#include <Eigen/Core>
+#include <complex>
+#include <vector>
+
+#include "radiation/radiation.hpp"
+
+namespace mesh2dsp {
+
+// The radiating surface: a closed, outward-oriented triangle mesh.
+struct BemSurface {
+  Eigen::MatrixXd vertices;  // V × 3 (m)
+  Eigen::MatrixXi faces;     // F × 3
+  TriangleGeometry geometry;
+  Eigen::VectorXd diameters_m;  // longest edge of each triangle
+};
+BemSurface bem_surface(const Eigen::MatrixXd& vertices_m, const Eigen::MatrixXi& faces);
+
+struct BemOptions {
+  double density_kg_m3 = kAirDensityKgM3;
+  double speed_of_sound_m_s = kSpeedOfSoundMS;
+  double tolerance = 1e-7;  // GMRES relative residual
+  // The hypersingular (normal-derivative) equation's share. Without it the solve is the plain
+  // Helmholtz integral equation, which fails at the interior Dirichlet eigenfrequencies; kept as
+  // a switch so that the tests can show that it matters.
+  bool burton_miller = true;
+  // Up to this many elements the dense system is factorised (LU); above it GMRES.
+  int direct_below = 0;
+};
+
+struct BemSolution {
+  double wavenumber_rad_m = 0;
+  Eigen::VectorXcd pressure_pa;    // per triangle
+  Eigen::VectorXcd normal_derivative_pa_m;  // ∂p/∂n per triangle (= iωρ v_n)
+  int iterations = 0;              // GMRES iterations; 0 for the direct solve
+};
+
+// Solves for the surface pressure at `frequency_hz` given each triangle's normal velocity
+// (m/s, complex amplitude). Throws mesh2dsp::Error for a non-positive frequency or sizes that
+// do not match.
+BemSolution bem_solve(const BemSurface& surface, double frequency_hz,
+                      const Eigen::VectorXcd& normal_velocity_m_s, const BemOptions& options = {});
+
+// The same for several velocity patterns at one frequency (one column each): the matrix is
+// assembled once (modes of equal frequency, e.g. the pairs of an axisymmetric object).
+std::vector<BemSolution> bem_solve_many(const BemSurface& surface, double frequency_hz,
+                                        const Eigen::MatrixXcd& normal_velocities_m_s,
+                                        const BemOptions& options = {});
+
+// The pressure at points outside the surface (P × 3), by the representation formula.
+Eigen::VectorXcd bem_field_pressure(const BemSurface& surface, const BemSolution& solution,
+                                    const Eigen::MatrixXd& points_m);
+
+// The far-field pattern F about `origin_m` in unit directions (D × 3):
+// p(origin + r·d) ≈ F(d)·e^{ikr}/r as r → ∞.
+Eigen::VectorXcd bem_far_field(const BemSurface& surface, const BemSolution& solution,
+                               const Eigen::MatrixXd& directions, const Eigen::Vector3d& origin_m);
+
+// Real spherical harmonics, orthonormal over the sphere (∫ Y² dΩ = 1), without the
+// Condon–Shortley phase, in ACN order (index l² + l + m): Y_lm ∝ P_l^|m|(cos θ)·cos(mφ) for
+// m ≥ 0 and ·sin(|m|φ) for m < 0, θ from +z, φ from +x towards +y.
+Eigen::VectorXd real_spherical_harmonics(int order, const Eigen::Vector3d& direction);
+
+// A far-field pattern as F(d) = Σ c_lm·Y_lm(d), complex coefficients in ACN order.
+struct Directivity {
+  int order = 0;
+  Eigen::VectorXcd coefficients;  // (order + 1)² entries, Pa·m per unit of the velocity given
+  std::complex<double> evaluate(const Eigen::Vector3d& direction) const;
+};
+
+// The order a far-field pattern needs: ceil(ka) + 2 for a source of radius a about the
+// origin, capped at kMaxDirectivityOrder.
+inline constexpr int kMaxDirectivityOrder = 16;
+int directivity_order(double wavenumber_rad_m, double radius_m);
+
+// The expansion of the far-field pattern about `origin_m` to `order`, by Gauss–Legendre ×
+// trapezoidal quadrature over the sphere of directions.
+Directivity bem_directivity(const BemSurface& surface, const BemSolution& solution, int order,
+                            const Eigen::Vector3d& origin_m);
+
+// Exact spherical Hankel function of the first kind h_n(x) and its derivative, for the checks.
+std::complex<double> spherical_hankel1(int n, double x);
+std::complex<double> spherical_hankel1_derivative(int n, double x);
+
+}  // namespace mesh2dsp
