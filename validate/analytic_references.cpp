@@ -3,8 +3,10 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "util/error.hpp"
+#include "util/gauss_legendre.hpp"
 
 namespace mesh2dsp::validate {
 namespace {
@@ -47,29 +49,6 @@ std::vector<double> timoshenko_fe_hz(int n, double length_m, double area_m2, dou
     m.block<4, 4>(2 * el, 2 * el) += me;
   }
   return dense_frequencies_hz(k, m, 2, count);  // rigid translation and rotation
-}
-
-// Gauss–Legendre nodes and weights on [-1, 1] (Newton on P_n from the Chebyshev guesses).
-void gauss_legendre(int n, Eigen::VectorXd& x, Eigen::VectorXd& w) {
-  x.resize(n);
-  w.resize(n);
-  for (int i = 0; i < n; ++i) {
-    double z = std::cos(M_PI * (i + 0.75) / (n + 0.5)), dp = 1;
-    for (int it = 0; it < 100; ++it) {
-      double p0 = 1, p1 = z;
-      for (int k = 2; k <= n; ++k) {
-        const double p2 = ((2 * k - 1) * z * p1 - (k - 1) * p0) / k;
-        p0 = p1;
-        p1 = p2;
-      }
-      dp = n * (z * p1 - p0) / (z * z - 1);
-      const double dz = p1 / dp;
-      z -= dz;
-      if (std::abs(dz) < 1e-15) break;
-    }
-    x[i] = z;
-    w[i] = 2 / ((1 - z * z) * dp * dp);
-  }
 }
 
 // Legendre P_0..P_p and their first derivatives at z (|z| < 1).
@@ -126,7 +105,8 @@ std::vector<double> mindlin_free_plate_hz(double a_m, double b_m, double h_m, co
   const int p = 18, n1 = p + 1, n = n1 * n1, q = p + 2;
   const double e = material.youngs_modulus_pa, nu = material.poisson_ratio, rho = material.density_kg_m3;
   const double d = e * h_m * h_m * h_m / (12 * (1 - nu * nu)), kgh = 5.0 / 6.0 * lame_mu(material) * h_m;
-  Eigen::VectorXd gx, gw, value, slope;
+  std::vector<double> gx, gw;
+  Eigen::VectorXd value, slope;
   gauss_legendre(q, gx, gw);
   Eigen::MatrixXd s00 = Eigen::MatrixXd::Zero(n1, n1), s10 = s00, s11 = s00;  // ∫PP, ∫P'P, ∫P'P' on [-1, 1]
   for (int g = 0; g < q; ++g) {

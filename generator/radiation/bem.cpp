@@ -9,6 +9,7 @@
 #include <omp.h>
 
 #include "util/error.hpp"
+#include "util/gauss_legendre.hpp"
 
 namespace mesh2dsp {
 
@@ -40,28 +41,11 @@ constexpr std::array<std::array<double, 3>, 3> kRule3Points = {
 struct GaussRule {
   std::vector<double> x, w;
 };
-GaussRule gauss_legendre(int n) {
+// Gauss–Legendre on [0, 1].
+GaussRule gauss_legendre_unit(int n) {
   GaussRule g;
-  g.x.resize(n);
-  g.w.resize(n);
-  for (int i = 0; i < n; ++i) {
-    double z = std::cos(kPi * (i + 0.75) / (n + 0.5)), dp = 1;
-    for (int it = 0; it < 100; ++it) {
-      double p0 = 1, p1 = z;
-      for (int k = 2; k <= n; ++k) {
-        const double p2 = ((2.0 * k - 1) * z * p1 - (k - 1.0) * p0) / k;
-        p0 = p1;
-        p1 = p2;
-      }
-      if (n == 1) p0 = 1, p1 = z;
-      dp = n * (z * p1 - p0) / (z * z - 1);
-      const double dz = p1 / dp;
-      z -= dz;
-      if (std::abs(dz) < 1e-15) break;
-    }
-    g.x[i] = 0.5 * (1 - z);
-    g.w[i] = 1.0 / ((1 - z * z) * dp * dp);  // 2/((1−z²)P'²) halved for [0, 1]
-  }
+  gauss_legendre(n, g.x, g.w);
+  for (int i = 0; i < n; ++i) g.x[i] = 0.5 * (1 - g.x[i]), g.w[i] *= 0.5;
   return g;
 }
 
@@ -322,7 +306,7 @@ std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz
   using RowMatrix = Eigen::Matrix<cd, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   RowMatrix A(n, n);
   Eigen::MatrixXcd rhs = Eigen::MatrixXcd::Zero(n, m);
-  const GaussRule gauss = gauss_legendre(8);
+  const GaussRule gauss = gauss_legendre_unit(8);
   // Far pairs on the one-point rule both ways share G, G', G'' (they depend on r alone): each
   // such pair is evaluated once, by the row of its smaller index, which writes both entries.
   // The right-hand side is summed per thread, as the mirrored entries land in other rows.
@@ -489,7 +473,7 @@ Directivity bem_directivity(const BemSurface& s, const BemSolution& sol, int ord
   // Y_lm times a pattern of degree L + 2 exactly (the order already exceeds ka by 2, above which
   // the pattern's content falls off fast).
   const int n_theta = order + 2, n_phi = 2 * order + 3;
-  const GaussRule g = gauss_legendre(n_theta);
+  const GaussRule g = gauss_legendre_unit(n_theta);
   Eigen::MatrixXd directions(n_theta * n_phi, 3);
   Eigen::VectorXd weights(n_theta * n_phi);
   for (int a = 0; a < n_theta; ++a) {
