@@ -23,16 +23,21 @@ namespace {
 // - Triangular solves, block of 8: 1.15e10 flop/s at 4 flops per factor entry per vector.
 // - M products: 0.4 per Lanczos vector (three or four per block step), each 2.2 ns per stored
 //   entry while a block of x fits in the cache, 6 ns when it does not (the sword's 37 MB).
-// - Reorthogonalisation and the rest of the iteration: 5.2e-10 s × n × m² (n DOF, m basis
-//   vectors), twice that when the blocks do not fit in the cache; the Ritz vectors 1.7e10 flop/s.
-// Estimate over measured factorization + iterations, same day: cow 0.92, statue 0.98, bracket
-// 0.65-0.89 (it needs 264 vectors, not the 224 assumed), sword 1.29 (184); the previous model gave 0.4-0.7 (last session's quiet runs).
+// - The rest of the iteration (block steps, reorthogonalisation, Ritz checks): 1.24e-7 s × n × m
+//   (n DOF, m basis vectors; 1.45 times that when an n × b block does not fit in the cache) plus
+//   1.93e-11 s × n × m² for the passes over the whole basis; the Ritz vectors 1.7e10 flop/s.
+//   Refitted 2026-11-29, when the Ritz checks moved to LAPACK's dsyevr, with a 300-mode solve
+//   (the cow at 125 184 DOF, 968 vectors: 21.5 s measured, 82 s by the earlier n·m² model).
+// Estimate over measured factorization + iterations, quiet, 2026-11-29: cow 1.05, statue 1.05,
+// bracket 0.93, sword 1.17, cow at 300 modes 1.21 (the earlier model: 0.92-1.29 at 50 modes,
+// 2.3 at 300).
 constexpr double kFactorFlopsPerS = 3.3e10;
 constexpr double kFactorPerNonzeroS = 5.0e-7;
 constexpr double kSolveFlopsPerS = 1.15e10;
 constexpr double kMassProductsPerVector = 0.4;
 constexpr double kMassProductPerNonzeroS = 2.2e-9, kMassProductUncachedPerNonzeroS = 6.0e-9;
-constexpr double kOrthogonalisationPerNm2S = 5.2e-10;
+constexpr double kIterationPerDofVectorS = 1.24e-7, kIterationUncachedFactor = 1.45;
+constexpr double kReorthogonalisationPerNm2S = 1.93e-11;
 constexpr double kRitzVectorFlopsPerS = 1.7e10;
 constexpr double kCacheBytes = 32e6;  // where an n × b block stops fitting (measured: 3-6 MB fit, 37 MB do not)
 
@@ -68,7 +73,8 @@ SolveEstimate estimate_eigen_solve(int dof, double nonzeros_lower, const FactorS
   const double uncached = std::min(1.0, 8 * n * block_size / kCacheBytes);
   e.mass_s = kMassProductsPerVector * m * nonzeros_lower *
              (kMassProductPerNonzeroS + uncached * (kMassProductUncachedPerNonzeroS - kMassProductPerNonzeroS));
-  e.orthogonalisation_s = kOrthogonalisationPerNm2S * (1 + uncached) * n * m * m;
+  e.orthogonalisation_s = kIterationPerDofVectorS * (1 + uncached * (kIterationUncachedFactor - 1)) * n * m +
+                          kReorthogonalisationPerNm2S * n * m * m;
   e.ritz_s = 2 * n * m * modes / kRitzVectorFlopsPerS;
   e.iteration_s = e.solve_s + e.mass_s + e.orthogonalisation_s + e.ritz_s;
   return e;
