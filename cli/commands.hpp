@@ -10,7 +10,7 @@ namespace mesh2dsp {
 
 // The commands that need the Faust runtime (libfaust, LLVM, JACK). They live in `mesh2dsp-full`;
 // `mesh2dsp` lists them and hands them over to it (cli/forward_to_full.hpp), so the analysis
-// commands load none of those libraries (84 MB resident before main, 41 of them LLVM's).
+// commands load none of those libraries (`mesh2dsp --version`: 90 -> 36 MB resident, 0.3 -> 0.13 s).
 struct CommandSummary {
   const char* name;
   const char* summary;

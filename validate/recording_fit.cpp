@@ -220,6 +220,17 @@ std::vector<Partial> pick_partials(const PreparedRecording& r, double lo_hz, dou
   return out;
 }
 
+ModelBandPartials partials_for_model(const Recording& recording, double lowest_hz, double highest_hz,
+                                     const FitSettings& s) {
+  ModelBandPartials out;
+  // Rumble: an octave below the lowest mode at the lowest scale scanned, at most 100 Hz.
+  out.prepared = prepare_recording(recording, std::clamp(0.5 * lowest_hz * s.scale_lo, 10.0, 100.0));
+  out.lo_hz = std::max(s.band_lo_hz, lowest_hz * s.scale_lo * 0.95);
+  out.hi_hz = std::min({s.band_hi_hz, 0.49 * recording.rate_hz, highest_hz * s.scale_hi * 1.05});
+  out.partials = pick_partials(out.prepared, out.lo_hz, out.hi_hz, s);
+  return out;
+}
+
 std::vector<ModeCluster> group_modes(const std::vector<double>& frequency_hz, double spread) {
   std::vector<int> order(frequency_hz.size());
   std::iota(order.begin(), order.end(), 0);
@@ -451,20 +462,17 @@ FitResult fit_model(const ModalModel& model, const std::vector<Recording>& recor
   for (const auto& m : model.modes) model_hz.push_back(m.frequency_hz);
   const double lowest_hz = *std::min_element(model_hz.begin(), model_hz.end());
   const double highest_hz = *std::max_element(model_hz.begin(), model_hz.end());
-  // Rumble: an octave below the lowest mode at the lowest scale scanned, at most 100 Hz.
-  const double highpass_hz = std::clamp(0.5 * lowest_hz * s.scale_lo, 10.0, 100.0);
   const std::vector<ModeCluster> groups = group_modes(model_hz, s.pair_spread);
 
   std::vector<std::vector<PartialCluster>> clusters;
   for (const auto& rec : recordings) {
-    PreparedRecording p = prepare_recording(rec, highpass_hz);
-    const double lo = std::max(s.band_lo_hz, lowest_hz * s.scale_lo * 0.95);
-    const double hi = std::min({s.band_hi_hz, 0.49 * rec.rate_hz, highest_hz * s.scale_hi * 1.05});
-    auto partials = pick_partials(p, lo, hi, s);
+    ModelBandPartials found = partials_for_model(rec, lowest_hz, highest_hz, s);
+    PreparedRecording& p = found.prepared;
+    auto& partials = found.partials;
     if (partials.empty())
       throw Error(fmt::format("{}: no partial stands {:.0f} dB above the noise floor between {:.0f} and {:.0f} Hz "
                               "(is it a recording of the struck object, and loud enough?)", rec.name,
-                              s.noise_margin_db, lo, hi));
+                              s.noise_margin_db, found.lo_hz, found.hi_hz));
     if (p.clipped_samples > 0)
       result.notes.push_back(fmt::format("{}: clipped: {} samples sit flat at the peak; the strike's first "
                                          "milliseconds are distorted (partials stay usable, levels do not)",

@@ -85,6 +85,18 @@ struct FitSettings {
 std::vector<Partial> pick_partials(const PreparedRecording& recording, double lo_hz, double hi_hz,
                                    const FitSettings& settings);
 
+// A recording prepared for a model whose modes span [lowest_hz, highest_hz], and its partials
+// where the scanned scales can put those modes (what `fit` and validate's choice of the strike
+// point both look at): rumble cut an octave below the lowest mode at the lowest scale (10-100
+// Hz), partials from 0.95 × that to 1.05 × the highest at the highest scale, within the band.
+struct ModelBandPartials {
+  PreparedRecording prepared;
+  std::vector<Partial> partials;
+  double lo_hz = 0, hi_hz = 0;
+};
+ModelBandPartials partials_for_model(const Recording& recording, double lowest_hz, double highest_hz,
+                                     const FitSettings& settings);
+
 // A set of model modes closer than pair_spread (degenerate, or split by the mesh), matched as one.
 struct ModeCluster {
   std::vector<int> modes;

@@ -149,32 +149,26 @@ ValidationVerdict run_analytic(const ValidateOptions& o) {
 // long-ringing mode counts for what it shows.
 void choose_place_for_recording(const ModalModel& model, const EmitModel& emit, const ReferenceSide& ref,
                                 const ValidateOptions& o, int& point, int& output, std::vector<std::string>& notes) {
-  validate::FitSettings fs;
-  fs.tolerance = fs.pair_spread = o.frequency_tolerance_percent / 100;
-  double lowest_hz = INFINITY, highest_hz = 0;
-  std::vector<double> frequency_hz;
-  for (const auto& m : model.modes) {
-    frequency_hz.push_back(m.frequency_hz);
-    lowest_hz = std::min(lowest_hz, m.frequency_hz), highest_hz = std::max(highest_hz, m.frequency_hz);
-  }
-  fs.band_lo_hz = std::max(20.0, o.analysis.fmin_hz * 0.9);
-  fs.band_hi_hz = std::min({20000.0, o.analysis.fmax_hz, 0.49 * ref.rate_hz});
-  const validate::PreparedRecording prepared = validate::prepare_recording(
-      {o.reference, ref.samples, static_cast<double>(ref.rate_hz)},
-      std::clamp(0.5 * lowest_hz * fs.scale_lo, 10.0, 100.0));
-  const auto partials = validate::pick_partials(
-      prepared, std::max(fs.band_lo_hz, lowest_hz * fs.scale_lo * 0.95),
-      std::min(fs.band_hi_hz, highest_hz * fs.scale_hi * 1.05), fs);
-  if (partials.empty()) return;  // the comparison says what it finds
-  const double length_s = static_cast<double>(ref.samples.size() - prepared.onset) / ref.rate_hz;
-  std::vector<std::pair<int, int>> places;  // (point, output); the given ones first
+  std::vector<std::pair<int, int>> places;  // (point, output); the given (or default) one first
   places.push_back({point, output});
   for (int l = 0; l < emit.output_count; ++l)
     for (int k = 0; k < emit.point_count; ++k)
       if ((o.point_given ? k == point : true) && (o.output_given ? l == output : true) &&
           !(k == point && l == output))
         places.push_back({k, l});
-  if (places.size() < 2) return;
+  if (places.size() < 2) return;  // nothing to choose
+  validate::FitSettings fs;
+  fs.tolerance = fs.pair_spread = o.frequency_tolerance_percent / 100;
+  fs.band_lo_hz = std::max(20.0, o.analysis.fmin_hz * 0.9);
+  fs.band_hi_hz = std::min({20000.0, o.analysis.fmax_hz, 0.49 * ref.rate_hz});
+  std::vector<double> frequency_hz;
+  for (const auto& m : model.modes) frequency_hz.push_back(m.frequency_hz);
+  const auto found = validate::partials_for_model(
+      {o.reference, ref.samples, static_cast<double>(ref.rate_hz)},
+      *std::min_element(frequency_hz.begin(), frequency_hz.end()),
+      *std::max_element(frequency_hz.begin(), frequency_hz.end()), fs);
+  if (found.partials.empty()) return;  // the comparison says what it finds
+  const double length_s = static_cast<double>(ref.samples.size() - found.prepared.onset) / ref.rate_hz;
   std::vector<std::vector<double>> level(places.size(), std::vector<double>(model.modes.size()));
   for (std::size_t c = 0; c < places.size(); ++c)
     for (std::size_t n = 0; n < model.modes.size(); ++n) {
@@ -182,7 +176,7 @@ void choose_place_for_recording(const ModalModel& model, const EmitModel& emit, 
       const double ringing_s = sigma > 0 ? (1 - std::exp(-sigma * length_s)) / sigma : length_s;
       level[c][n] = std::abs(emit.gain(places[c].second, places[c].first, static_cast<int>(n))) * ringing_s;
     }
-  const auto choice = validate::choose_strike_point(frequency_hz, level, partials, fs, o.spurious_db);
+  const auto choice = validate::choose_strike_point(frequency_hz, level, found.partials, fs, o.spurious_db);
   const auto [k, l] = places[choice.point];
   notes.push_back(fmt::format(
       "The recording was compared with a strike at the model's excitation point {} of {}{}: it leaves {} strong "
