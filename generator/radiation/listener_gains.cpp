@@ -5,6 +5,7 @@
 #include <cmath>
 #include <complex>
 
+#include "fem/surface_mesh.hpp"
 #include "modal/memory_estimate.hpp"
 #include "radiation/bem.hpp"
 #include "radiation/radiation.hpp"
@@ -54,16 +55,9 @@ void bem_radiation(ModalModel& model, const TetMesh& tets, const Eigen::MatrixXd
   // mid-edge nodes are left out, as in the O'Brien weights: each triangle's normal velocity is
   // the mean of its corners'). Not coarsened: the solve runs on the surface as meshed.
   Eigen::MatrixXi faces = tets.surface_faces;
-  {
-    // Outward normals are the solve's convention: a surface whose enclosed volume comes out
-    // negative is oriented inwards, and is turned.
-    double volume = 0;
-    for (Eigen::Index f = 0; f < faces.rows(); ++f)
-      volume += Eigen::Vector3d(tets.vertices.row(faces(f, 0)))
-                    .dot(Eigen::Vector3d(tets.vertices.row(faces(f, 1)))
-                             .cross(Eigen::Vector3d(tets.vertices.row(faces(f, 2)))));
-    if (volume < 0) faces.col(1).swap(faces.col(2));
-  }
+  // Outward normals are the solve's convention: a surface whose enclosed volume comes out
+  // negative is oriented inwards, and is turned.
+  if (signed_volume(SurfaceMesh{tets.vertices, faces}) < 0) faces.col(1).swap(faces.col(2));
   // The dense system: F² complex entries (16 bytes each) and GMRES's 200 basis vectors. Refused
   // up front rather than failing to allocate half-way.
   const double bytes = 16.0 * faces.rows() * (faces.rows() + 201.0);
