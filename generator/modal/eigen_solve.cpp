@@ -20,6 +20,7 @@
 #include "util/error.hpp"
 #include "util/serial_threads.hpp"
 #include "util/progress.hpp"
+#include "util/run_parts.hpp"
 
 namespace mesh2dsp {
 namespace {
@@ -51,13 +52,12 @@ Eigen::MatrixXd transpose_times(const Eigen::MatrixXd& basis, int first, int col
   const int n = static_cast<int>(basis.rows()), b = static_cast<int>(x.cols());
   const int parts = row_parts(n);
   std::vector<Eigen::MatrixXd> partial(parts, Eigen::MatrixXd(columns, b));
-#pragma omp parallel for num_threads(parts) schedule(static)
-  for (int part = 0; part < parts; ++part) {
+  run_parts(parts, [&](int part) {
     const int begin = part_begin(n, part, parts), rows = part_begin(n, part + 1, parts) - begin;
     const double one = 1, zero = 0;
     dgemm_("T", "N", &columns, &b, &rows, &one, basis.data() + static_cast<long>(first) * n + begin, &n, x.data() + begin, &n,
            &zero, partial[part].data(), &columns);
-  }
+  });
   for (int part = 1; part < parts; ++part) partial[0] += partial[part];
   return std::move(partial[0]);
 }
@@ -66,13 +66,12 @@ Eigen::MatrixXd transpose_times(const Eigen::MatrixXd& basis, int first, int col
 void subtract_product(const Eigen::MatrixXd& basis, int first, int columns, const Eigen::MatrixXd& c, Eigen::MatrixXd& x) {
   const int n = static_cast<int>(basis.rows()), b = static_cast<int>(x.cols());
   const int parts = row_parts(n);
-#pragma omp parallel for num_threads(parts) schedule(static)
-  for (int part = 0; part < parts; ++part) {
+  run_parts(parts, [&](int part) {
     const int begin = part_begin(n, part, parts), rows = part_begin(n, part + 1, parts) - begin;
     const double minus_one = -1, one = 1;
     dgemm_("N", "N", &rows, &b, &columns, &minus_one, basis.data() + static_cast<long>(first) * n + begin, &n, c.data(), &columns,
            &one, x.data() + begin, &n);
-  }
+  });
 }
 
 // LAPACK's MRRR symmetric eigensolver (Dhillon & Parlett 2004), which forms only the eigenvectors
@@ -251,8 +250,8 @@ class BlockLanczos {
   // M·x with M stored whole, row by row, and x row-major: each output row gathers 8 contiguous
   // values per entry (CHOLMOD's product on the lower triangle scatters as well). The rows are
   // split among the cores: this product runs three or four times per block step and is
-  // latency-bound, while the OpenMP threads, unlike OpenBLAS's inside the triangular solves, go
-  // idle between uses.
+  // latency-bound; its threads (run_parts), unlike OpenBLAS's inside the triangular solves, do not
+  // spin between uses.
   // Into `out`, through row-major buffers kept between calls (like every n × b block of the
   // step: allocated once, not mapped and zeroed by the kernel again each time).
   void mass_times(const Eigen::MatrixXd& x, Eigen::MatrixXd& out) const {
@@ -267,11 +266,10 @@ class BlockLanczos {
     Eigen::Map<RowMajorMatrix> yv(yr.data(), rows, width);
     const RowMajorSparse& product = by_node ? node_mass_ : mass_rows_;
     const int parts = row_parts(rows);
-#pragma omp parallel for num_threads(parts) schedule(static)
-    for (int part = 0; part < parts; ++part) {
+    run_parts(parts, [&](int part) {
       const int begin = part_begin(rows, part, parts), end = part_begin(rows, part + 1, parts);
       yv.middleRows(begin, end - begin).noalias() = product.middleRows(begin, end - begin) * xv;
-    }
+    });
     out = yr;
     ++mass_products;
     mass_product_s += seconds_since(start);
@@ -449,7 +447,7 @@ EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
 
   // OpenBLAS's and OpenMP's thread pools off for the iteration (their threads spin inside the
   // many small triangular-solve calls); the basis and mass products split their rows over the
-  // cores themselves (row_parts).
+  // cores themselves (row_parts, run_parts).
   std::optional<SerialThreads> single_threaded_iteration(std::in_place);
   Progress progress("eigen iterations");
   BlockLanczos lanczos(factor, m, b, expected_basis_columns(expected, b, n) + b);
