@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   if (const auto status = mesh2dsp::forward_to_full(argc, argv)) return *status;
 #endif
 #ifdef MESH2DSP_HAVE_SLEPC
+  mesh2dsp::register_slepc_solver();
   // Under mpirun (or with --solver slepc) MPI starts first, on every rank: rank 0 runs the
   // command, the others only join its eigen solves (modal/slepc_solve.hpp). Without either,
   // no MPI at all (its start-up costs half a second).

@@ -12,7 +12,7 @@ set(MESH2DSP_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/mesh2dsp)
 
 # The parts a consumer links, under their package names (mesh2dsp_analysis -> mesh2dsp::analysis).
 # The same names work inside this tree (aliases), so python/ is written once for both.
-set(MESH2DSP_EXPORTED_PARTS util fem modal radiation analysis emit runtime solver signal validate)
+set(MESH2DSP_EXPORTED_PARTS util fem modal modal_slepc radiation analysis emit runtime solver signal validate)
 set(exported)
 foreach(part IN LISTS MESH2DSP_EXPORTED_PARTS)
   if(TARGET mesh2dsp_${part})

@@ -19,6 +19,9 @@
 #include "emit/emitters.hpp"
 #include "fem/mesh_units.hpp"
 #include "modal/memory_estimate.hpp"
+#ifdef MESH2DSP_HAVE_SLEPC
+#include "modal/slepc_solve.hpp"
+#endif
 #include "modal/surface_shapes.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
@@ -223,6 +226,9 @@ PYBIND11_MODULE(_mesh2dsp, m) {  // the compiled part of the package (mesh2dsp/_
   using namespace mesh2dsp;
   m.doc() = "mesh2dsp: a 3D object (surface mesh + material) -> its vibration modes -> modal sound code";
   m.attr("__version__") = MESH2DSP_VERSION;
+#ifdef MESH2DSP_HAVE_SLEPC
+  register_slepc_solver();  // solver="slepc": SLEPc on this process alone
+#endif
   // Every mesh2dsp::Error (a bad mesh, option or file) raises mesh2dsp.Error with the message the
   // CLI prints after "mesh2dsp: error: ".
   py::register_exception<Error>(m, "Error", PyExc_RuntimeError);

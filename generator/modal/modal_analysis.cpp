@@ -8,9 +8,7 @@
 #include "fem/assembly.hpp"
 #include "fem/mesh_bodies.hpp"
 #include "modal/eigen_solve.hpp"
-#ifdef MESH2DSP_HAVE_SLEPC
-#include "modal/slepc_solve.hpp"
-#endif
+#include "modal/distributed_solver.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
 
@@ -26,11 +24,10 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
 
   if (request.solver != "default" && request.solver != "slepc")
     throw Error(fmt::format("unknown eigen solver \"{}\"", request.solver));
-#ifndef MESH2DSP_HAVE_SLEPC
-  if (request.solver == "slepc")
+  const DistributedSolver* slepc = distributed_solver();
+  if (request.solver == "slepc" && !slepc)
     throw Error("--solver slepc: this mesh2dsp was built without PETSc/SLEPc (install petsc-dev "
                 "and slepc-dev, then build again)");
-#endif
   // The SLEPc solver assembles K and M itself, distributed over the MPI ranks.
   const bool distributed = request.solver == "slepc";
   t.start("assembly");
@@ -77,13 +74,9 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
     return std::min(found + (request.modes - in_band) + 8, found * 3 / 2 + 8);
   };
   t.start("eigen solve");
-#ifdef MESH2DSP_HAVE_SLEPC
   const EigenSolution solution =
-      distributed ? solve_fem_modes_slepc(mesh, material, dof_map, free_count, options, more)
+      distributed ? slepc->solve(mesh, material, dof_map, free_count, options, more)
                   : solve_lowest_modes(fem.stiffness, fem.mass, options, more);
-#else
-  const EigenSolution solution = solve_lowest_modes(fem.stiffness, fem.mass, options, more);
-#endif
   t.stop();
   if (solution.assembly_s > 0) t.split_last("distributed assembly", solution.assembly_s);
   if (solution.ordering_s > 0) t.split_last("ordering", solution.ordering_s);

@@ -1,5 +1,7 @@
 #include "modal/rank_memory.hpp"
 
+#include "modal/distributed_solver.hpp"
+
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -25,11 +27,21 @@ void reset_process_peak_memory() {
   out << "5";
 }
 
-#ifndef MESH2DSP_HAVE_SLEPC
-// Without MPI there is one rank (with SLEPc, slepc_solve.cpp asks every rank).
-std::vector<double> rank_peak_memory_mb() { return {process_peak_memory_mb()}; }
-void reset_rank_peak_memory() { reset_process_peak_memory(); }
-bool parallel_session_running() { return false; }
-#endif
+// Without the distributed solver there is one rank; with it, it asks every rank.
+std::vector<double> rank_peak_memory_mb() {
+  const DistributedSolver* solver = distributed_solver();
+  return solver ? solver->rank_peak_memory_mb() : std::vector<double>{process_peak_memory_mb()};
+}
+void reset_rank_peak_memory() {
+  const DistributedSolver* solver = distributed_solver();
+  if (solver)
+    solver->reset_rank_peak_memory();
+  else
+    reset_process_peak_memory();
+}
+bool parallel_session_running() {
+  const DistributedSolver* solver = distributed_solver();
+  return solver && solver->session_running();
+}
 
 }  // namespace mesh2dsp

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "fem/elements.hpp"
+#include "modal/distributed_solver.hpp"
 #include "modal/memory_estimate.hpp"
 #include "modal/node_partition.hpp"
 #include "modal/rank_memory.hpp"
@@ -468,17 +469,6 @@ EigenSolution collective_solve(const FemMesh* mesh, const Material* material,
 
 }  // namespace
 
-bool parallel_session_wanted(int argc, char** argv) {
-  // Open MPI, PMIx (Slurm, Open MPI 5) and MPICH/hydra launchers set these for every rank.
-  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
-    if (std::getenv(variable)) return true;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "slepc" || arg == "--solver=slepc") return true;
-  }
-  return false;
-}
-
 ParallelSession::ParallelSession() {
   start_slepc();
   rank_ = world_rank();
@@ -527,7 +517,8 @@ int serve_parallel_solves() {
   }
 }
 
-std::vector<double> rank_peak_memory_mb() {
+namespace {
+std::vector<double> session_peak_memory_mb() {
   const double mine = process_peak_memory_mb();
   if (!g_session) return {mine};
   command_ranks(kPeakMemory);
@@ -536,11 +527,16 @@ std::vector<double> rank_peak_memory_mb() {
   return all;
 }
 
-bool parallel_session_running() { return g_session != nullptr; }
-
-void reset_rank_peak_memory() {
+void reset_session_peak_memory() {
   command_ranks(kResetPeakMemory);
   reset_process_peak_memory();
+}
+}  // namespace
+
+void register_slepc_solver() {
+  set_distributed_solver(DistributedSolver{
+      solve_fem_modes_slepc, session_peak_memory_mb, reset_session_peak_memory,
+      [] { return g_session != nullptr; }});
 }
 
 EigenSolution solve_fem_modes_slepc(const FemMesh& mesh, const Material& material,

@@ -1,6 +1,7 @@
 #pragma once
 // The eigen solve on PETSc/SLEPc over MPI (`--solver slepc`), for problems that outgrow one
-// machine. Only built with MESH2DSP_HAVE_SLEPC.
+// machine. Its own library, mesh2dsp_modal_slepc, built when PETSc and SLEPc are found
+// (MESH2DSP_HAVE_SLEPC is defined for what links it).
 //
 // Rank 0 runs the pipeline (reading, meshing, emission) as without MPI; the other ranks wait in
 // serve_parallel_solves() and join each solve: rank 0 sends every rank the nodes and its block
@@ -13,13 +14,13 @@
 #include "fem/assembly.hpp"
 #include "fem/fem_mesh.hpp"
 #include "fem/material.hpp"
+#include "modal/distributed_solver.hpp"
 #include "modal/eigen_solve.hpp"
 
 namespace mesh2dsp {
 
-// True when the process was started by an MPI launcher (mpirun, srun, hydra) or its arguments
-// ask for the SLEPc solver: then main() starts a ParallelSession before anything else.
-bool parallel_session_wanted(int argc, char** argv);
+// Makes this solver the analysis's `--solver slepc` (distributed_solver.hpp): once, at start.
+void register_slepc_solver();
 
 // MPI and SLEPc for the life of the process (one per process; MPI cannot start twice).
 class ParallelSession {

@@ -262,14 +262,16 @@ TEST_F(Scratch, BadInputsFailCleanly) {
 }
 
 TEST_F(Scratch, TheAnalysisBinaryLeavesTheFaustRuntimeToMesh2dspFull) {
-  // `mesh2dsp` does not load libfaust or LLVM (its maps at exit, seen through ldd), hands the
-  // runtime commands to mesh2dsp-full beside it, global options before the command included,
-  // and without mesh2dsp-full says so in one line, exit 1.
+  // `mesh2dsp` does not load libfaust, LLVM, PETSc or MPI (seen through ldd), hands the runtime
+  // commands and --solver slepc to mesh2dsp-full beside it, global options before the command
+  // included, and without mesh2dsp-full says so in one line, exit 1.
   const fs::path bin = fs::canonical(MESH2DSP_BIN);
   const auto libs = mesh2dsp::test::run_command("ldd " + bin.string());
   ASSERT_EQ(libs.exit_code, 0) << libs.output;
   EXPECT_EQ(libs.output.find("libfaust"), std::string::npos) << libs.output;
   EXPECT_EQ(libs.output.find("libLLVM"), std::string::npos) << libs.output;
+  EXPECT_EQ(libs.output.find("libpetsc"), std::string::npos) << libs.output;
+  EXPECT_EQ(libs.output.find("libmpi"), std::string::npos) << libs.output;
   const auto help = run("-q render --help");
   ASSERT_EQ(help.exit_code, 0) << help.output;
   EXPECT_NE(help.output.find("--sample-rate"), std::string::npos) << help.output;
@@ -282,6 +284,11 @@ TEST_F(Scratch, TheAnalysisBinaryLeavesTheFaustRuntimeToMesh2dspFull) {
   EXPECT_EQ(alone.exit_code, 1) << alone.output;
   EXPECT_NE(alone.output.find("needs mesh2dsp-full"), std::string::npos) << alone.output;
   EXPECT_FALSE(fs::exists(out("x.wav")));
+  const auto slepc = mesh2dsp::test::run_command((dir / "mesh2dsp").string() + " modes " + source("meshes/bar.obj") +
+                                                 " --solver slepc -o " + out("x.modal.json"));
+  EXPECT_EQ(slepc.exit_code, 1) << slepc.output;
+  EXPECT_NE(slepc.output.find("--solver slepc needs mesh2dsp-full"), std::string::npos) << slepc.output;
+  EXPECT_FALSE(fs::exists(out("x.modal.json")));
   const auto modes = mesh2dsp::test::run_command((dir / "mesh2dsp").string() + " --version");
   EXPECT_EQ(modes.exit_code, 0) << modes.output;
 }
