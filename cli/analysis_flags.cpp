@@ -58,6 +58,11 @@ void add_analysis_options(CLI::App& c, AnalysisOptions& o) {
   c.add_flag("--keep-surface", o.keep_surface,
              "never remesh the surface (by default a surface more than twice as fine as the "
              "analysis needs is remeshed)");
+  c.add_option("--boundary-distance", o.boundary_distance_m,
+               "when the volume is meshed for the physics: the distance (m) its boundary may keep "
+               "from the input, instead of the bound chosen from the wall, the size and the "
+               "wavelength (smaller for a reference of tighter shape; creases are rounded by about "
+               "this much or more)");
   c.add_option("--element-scale", o.element_scale,
                "multiply the element edge the sizing chooses by this: 0.7 for a finer mesh to check "
                "convergence, 1.5 for a quick draft (not applied to --max-tet-volume)")

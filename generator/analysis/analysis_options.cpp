@@ -45,6 +45,7 @@ MeshInputOptions mesh_input_options(const AnalysisOptions& o) {
   mesh.surface_edge_m = o.surface_edge_m;
   mesh.keep_surface = o.keep_surface;
   mesh.element_scale = o.element_scale;
+  mesh.boundary_distance_m = o.boundary_distance_m;
   return mesh;
 }
 

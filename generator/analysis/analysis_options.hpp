@@ -27,6 +27,7 @@ struct AnalysisOptions {
   std::optional<double> surface_edge_m;
   bool keep_surface = false;
   double element_scale = 1.0;
+  std::optional<double> boundary_distance_m;  // --boundary-distance
   std::string resolution = "modes";  // mesh sized for the modes asked, or "band": for --fmax
   std::vector<std::string> fix;
   std::string excite = "auto:8";

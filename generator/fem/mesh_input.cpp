@@ -147,6 +147,7 @@ TetMesh physics_sized_mesh(const SurfaceMesh& input, const Material& material, d
   v.max_boundary_distance_m = [&](double wall_m) {
     const double edge_m = v.edge_length_m(wall_m);
     if (options.rough_boundary) return 0.1 * edge_m;
+    if (options.boundary_distance_m) return *options.boundary_distance_m;
     // Not below a small fraction of the element edge: a scan's noise (a sword's 0.1 mm on a
     // 4 mm blade) would otherwise refine the boundary to follow it (1.1 M DOF, 8.5 GB).
     return std::max(kMinBoundaryDistancePerEdge * edge_m,
@@ -262,6 +263,9 @@ void check_mesh_input(const std::filesystem::path& path, const MeshInputOptions&
     throw Error(fmt::format("--max-tet-volume must be positive (got {})", *options.max_tet_volume_m3));
   if (!(options.element_scale > 0) || !std::isfinite(options.element_scale))
     throw Error(fmt::format("--element-scale must be a positive number (got {})", options.element_scale));
+  if (options.boundary_distance_m && !(*options.boundary_distance_m > 0 && std::isfinite(*options.boundary_distance_m)))
+    throw Error(fmt::format("--boundary-distance must be a positive length in metres (got {})",
+                            *options.boundary_distance_m));
   if (!std::filesystem::exists(path)) throw Error(fmt::format("{}: no such file", path.string()));
 }
 

@@ -28,6 +28,9 @@ struct MeshInputOptions {
   // --element-scale: the element edge the sizing rules give, times this (below 1: finer, for a
   // convergence check; above 1: coarser, for a draft). Not applied to max_tet_volume_m3.
   double element_scale = 1.0;
+  // --boundary-distance: a volume meshed for the physics leaves the input by at most this (m),
+  // instead of the bound the rules choose (mesh_input.cpp). For references of a tighter shape.
+  std::optional<double> boundary_distance_m;
   bool repair = false;  // --repair: repair_surface() before the checks
   // Only the frequencies are wanted (the coarse pass): a volume meshed for the physics may
   // leave the input by a tenth of its element edge instead of the analysis's tight bound.

@@ -242,6 +242,8 @@ TEST_F(Scratch, BadInputsFailCleanly) {
       {"modes " + bar + " --element-order 3", "element-order"},
       {"modes " + bar + " --element-scale 0", "--element-scale"},
       {"modes " + bar + " --element-scale nan", ""},
+      {"modes " + bar + " --boundary-distance 0", "--boundary-distance"},
+      {"modes " + bar + " --boundary-distance -0.001", "--boundary-distance"},
       {"modes " + bar + " --radiation foo", "--radiation"},
   };
   for (const auto& [args, phrase] : cases) {
