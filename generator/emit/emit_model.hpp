@@ -31,6 +31,9 @@ struct EmitModel {
   int point_count = 0;   // excitation points K
   int output_count = 0;  // listeners L, or 1 for the contact microphone
   bool contact_microphone = true;  // no listeners: output = velocity at the struck point
+  // > 0: the outputs are the object's far field as (order + 1)² ambisonic channels (ACN, SN3D;
+  // emit/ambisonics.hpp) instead of the listeners; the generated code adds a yaw control.
+  int ambisonic_order = 0;
 
   // gains[(l * K + k) * N + n] = normalisation · e_kn · p_ln, where e_kn = φ_n(x_k)·d_k and the
   // pickup p_ln is the listener gain, or e_kn again for the contact microphone (velocity
@@ -62,7 +65,10 @@ struct EmitModel {
 
 // Throws mesh2dsp::Error when the model cannot be emitted (no modes, no excitation points,
 // all gains zero, a decay rate that makes a mode overdamped).
-EmitModel make_emit_model(const ModalModel& model, const std::string& name_override = {});
+// ambisonic_order > 0: the outputs are ambisonic channels (ambisonic_gains) in place of the
+// listeners; the model must carry each mode's directivity.
+EmitModel make_emit_model(const ModalModel& model, const std::string& name_override = {},
+                          int ambisonic_order = 0);
 
 // "my-bowl 2" -> "my_bowl_2" (a valid identifier in Faust, C and C++).
 std::string identifier_from(const std::string& text);

@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 
+#include "emit/ambisonics.hpp"
 #include "emit/number_format.hpp"
 #include "emit/output_level.hpp"
 #include "emit/template_engine.hpp"
@@ -81,7 +82,15 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
   d.set("output_count", std::to_string(m.output_count));
   d.set("many_outputs", m.output_count > 1);
   d.set("output_text",
-        m.contact_microphone
+        m.ambisonic_order > 0
+            ? fmt::format("the object's far field as {} ambisonic channels of order {}: ACN order, SN3D "
+                          "normalisation (ambiX, IEM), axes x front, y left, z up (the mesh's own); each "
+                          "mode's velocity times its directivity's channel gains (a boundary-element "
+                          "solve), so the SN3D basis at a direction d summed over the channels gives the "
+                          "far-field pressure times distance there, p r; the yaw control turns the object "
+                          "about z",
+                          m.output_count, m.ambisonic_order)
+        : m.contact_microphone
             ? std::string("the surface velocity at the struck point along the strike direction "
                           "(contact microphone)")
             : fmt::format("one per listener ({}), the sound pressure there: each mode's velocity "
@@ -93,7 +102,8 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
   d.set("contact_mic", m.contact_microphone);
   d.set("contact_mic_flag", std::string(m.contact_microphone ? "1" : "0"));
   d.set("physical_scale", float_literal(m.physical_scale));
-  d.set("physical_unit", m.contact_microphone
+  d.set("physical_unit", m.ambisonic_order > 0 ? std::string("the far-field pressure times distance in Pa m")
+                         : m.contact_microphone
                              ? std::string("the surface velocity in m/s")
                              : std::string("the sound pressure in Pa (O'Brien, Cook & Essl 2001, eq. 10)"));
   d.set("level", float_literal(default_output_level(m, kDefaultHardness, kDefaultGain)));
@@ -156,6 +166,8 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
   d.set("triangle_flat", flat.empty() ? std::string("0, 0, 0") : flat);
   d.set("triangle_table", rows.empty() ? std::string("{0, 0, 0}") : rows);
   d.set("decays", number_list(floats(m.decay_per_s), ", "));
+  d.set("ambisonic", m.ambisonic_order > 0);
+  d.set("ambisonic_order", std::to_string(m.ambisonic_order));
   return d;
 }
 
@@ -248,8 +260,28 @@ std::string plain_text(const std::string& text) {
   return out;
 }
 
+// The yaw rotation of ambisonic channels as one Faust lambda over the (order + 1)² channels:
+// turning the object by t about z (from x towards y) maps each degree's pair (cos mφ, sin mφ
+// channels a, b) to (a cos mt - b sin mt, a sin mt + b cos mt); m = 0 channels pass.
+// c(m) and s(m) are Faust functions of the template (1 - cos and sin, smoothed).
+std::string faust_yaw_rotation(int order) {
+  std::string params, outputs;
+  for (int i = 0; i < ambisonic_channel_count(order); ++i) {
+    const int l = static_cast<int>(std::sqrt(static_cast<double>(i))), m = i - l * l - l;
+    const int up = l * l + l + std::abs(m), down = l * l + l - std::abs(m);
+    params += fmt::format("{}x{}", i ? ", " : "", i);
+    std::string y;
+    if (m == 0) y = fmt::format("x{}", i);
+    else if (m > 0) y = fmt::format("x{} * c({}) - x{} * s({})", up, m, down, m);
+    else y = fmt::format("x{} * s({}) + x{} * c({})", up, -m, down, -m);
+    outputs += fmt::format("{}{}", i ? ",\n    " : "", y);
+  }
+  return fmt::format("\\({}).(\n    {})", params, outputs);
+}
+
 std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSettings& s) {
   TemplateData d = common_data(m, s);
+  if (m.ambisonic_order > 0) d.set("yaw_rotation", faust_yaw_rotation(m.ambisonic_order));
   d.set("instrument", variant == FaustVariant::instrument);
   d.set("effect", variant == FaustVariant::effect);
   d.set("library", variant == FaustVariant::library);

@@ -1,0 +1,286 @@
+// generate --ambisonics: the emitted channel gains decoded at directions against the
+// boundary-element pressure there, the Faust program and the C++ header built by the real
+// toolchains, the yaw control turning the rendered field, and the errors.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <Eigen/Core>
+#include <cmath>
+#include <complex>
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "analysis/analysis.hpp"
+#include "emit/ambisonics.hpp"
+#include "emit/emit_model.hpp"
+#include "radiation/bem.hpp"
+#include "util/error.hpp"
+#include "test_support.hpp"
+
+namespace mesh2dsp {
+namespace {
+
+using emit_test::run;
+using emit_test::ScratchTest;
+namespace fs = std::filesystem;
+
+// The SN3D basis (ACN) at a unit direction: the orthonormal real harmonics over √((2l+1)/4π).
+Eigen::VectorXd sn3d_basis(int order, const Eigen::Vector3d& direction) {
+  Eigen::VectorXd y = real_spherical_harmonics(order, direction);
+  for (Eigen::Index i = 0; i < y.size(); ++i)
+    y[i] /= sn3d_from_orthonormal(static_cast<int>(std::sqrt(static_cast<double>(i))));
+  return y;
+}
+
+TEST(Ambisonics, Sn3dOfFirstOrderIsTheUnitVectorAndWIsOne) {
+  // ambiX first order: W = 1, Y = y, Z = z, X = x (ACN 0..3) for a unit direction.
+  const Eigen::Vector3d d = Eigen::Vector3d(0.3, -0.5, 0.8).normalized();
+  const Eigen::VectorXd b = sn3d_basis(1, d);
+  EXPECT_NEAR(b[0], 1, 1e-12);
+  EXPECT_NEAR(b[1], d.y(), 1e-12);
+  EXPECT_NEAR(b[2], d.z(), 1e-12);
+  EXPECT_NEAR(b[3], d.x(), 1e-12);
+  // SN3D: the largest value of each degree's m = 0 harmonic is 1 (on the z axis).
+  const Eigen::VectorXd z = sn3d_basis(4, Eigen::Vector3d::UnitZ());
+  for (int l = 0; l <= 4; ++l) EXPECT_NEAR(z[l * l + l], 1, 1e-12) << l;
+}
+
+// The bar analysed with the boundary-element radiation and listeners far away in six directions:
+// each mode's emitted channel gains decoded at a listener's direction (Σ B·SN3D(d), the
+// normalisation taken out) against the solve's pressure there times the distance (the far-field
+// pattern F(d), as bem_far_field gives it, up to the e^{ikr} of the path).
+TEST(Ambisonics, DecodedChannelGainsAreTheBemFarFieldPressure) {
+  const double r = 40;
+  const std::vector<Eigen::Vector3d> directions = {
+      Eigen::Vector3d(1, 0, 0),  Eigen::Vector3d(0, 1, 0),    Eigen::Vector3d(0, 0, 1),
+      Eigen::Vector3d(1, 1, 1).normalized(), Eigen::Vector3d(-1, 0.5, 0.3).normalized(),
+      Eigen::Vector3d(0.2, -1, -0.4).normalized()};
+  AnalysisOptions o;
+  o.input = std::string(MESH2DSP_SOURCE_DIR) + "/meshes/bar.obj";
+  o.modes = 6;
+  o.excite = "auto:2";
+  o.radiation = "bem";
+  for (const auto& d : directions) {
+    const Eigen::Vector3d p = r * d;
+    o.listeners.push_back(fmt::format("{},{},{}", p.x(), p.y(), p.z()));
+  }
+  const ModalModel model = analyze_mesh(o);
+  ASSERT_GE(stored_directivity_order(model), 1);
+  // The highest order any mode stores (each mode's ceil(ka) + 2), so no mode is truncated here.
+  int order = 0;
+  for (const auto& mode : model.modes) order = std::max(order, mode.directivity_order);
+  const EmitModel e = make_emit_model(model, "bar", order);
+  ASSERT_EQ(e.output_count, ambisonic_channel_count(order));
+  const AmbisonicGains ambisonic = ambisonic_gains(model, order);
+  const double root = std::sqrt(e.normalization);
+  fmt::print("bar, order {}: mode, Hz, stored order, energy kept, then per direction decoded / BEM dB (BEM "
+             "level re the mode's loudest direction, dB) [the stored pattern |F| / BEM dB]\n", order);
+  double worst_db = 0;
+  int compared = 0;
+  for (int n = 0; n < e.mode_count; ++n) {
+    double loudest = 0;
+    for (const auto& l : model.listeners) loudest = std::max(loudest, std::abs(l.pressure[n]) * r);
+    std::string row;
+    for (size_t j = 0; j < directions.size(); ++j) {
+      const Eigen::VectorXd basis = sn3d_basis(order, directions[j]);
+      double decoded = 0;
+      for (int c = 0; c < e.output_count; ++c) decoded += e.pickup[c * e.mode_count + n] / root * basis[c];
+      const double bem = std::abs(model.listeners[j].pressure[n]) * r;
+      const double db = 20 * std::log10(std::abs(decoded) / bem);
+      const double level_db = 20 * std::log10(bem / loudest);
+      // The encoding itself: the decoded channels are the stored pattern's part in the mode's
+      // common phase, exactly (ACN, orthonormal -> SN3D factors, no other scale).
+      Directivity stored;
+      stored.order = model.modes[n].directivity_order;
+      stored.coefficients = Eigen::Map<const Eigen::VectorXcd>(model.modes[n].directivity.data(),
+                                                               ambisonic_channel_count(stored.order));
+      const std::complex<double> f = stored.evaluate(directions[j]);
+      EXPECT_NEAR(decoded, (f * std::polar(1.0, -ambisonic.phase_rad[n])).real(), 1e-6 * loudest);
+      row += fmt::format(" {:+6.2f} ({:+5.1f}) [{:+5.2f}]", db, level_db, 20 * std::log10(std::abs(f) / bem));
+      // Directions the mode radiates to; nulls are compared in absolute terms. A mode whose ka
+      // asks for more than the highest stored order (capped) is reported, not held to 1 dB.
+      if (model.modes[n].directivity_order == kMaxDirectivityOrder) continue;
+      if (level_db > -20) {
+        worst_db = std::max(worst_db, std::abs(db));
+        EXPECT_LT(std::abs(db), 1.0) << "mode " << n << " direction " << j;
+        ++compared;
+      } else {
+        EXPECT_LT(std::abs(std::abs(decoded) - bem), 0.15 * loudest) << "mode " << n << " direction " << j;
+      }
+    }
+    fmt::print("  {} {:8.1f} {:2d} {:5.3f}{}\n", n, model.modes[n].frequency_hz, model.modes[n].directivity_order,
+               ambisonic.kept_energy[n], row);
+  }
+  fmt::print("worst |decoded/BEM| over {} mode-directions within 20 dB of each mode's loudest: {:.2f} dB\n",
+             compared, worst_db);
+  EXPECT_GT(compared, 10);
+}
+
+// One phase per mode: a pattern with one phase everywhere is kept whole, with the sign of its
+// in-phase part; a pattern whose two halves are 90° apart keeps half its energy.
+TEST(Ambisonics, ComplexCoefficientsAreMadeRealByOneCommonPhase) {
+  ModalModel m;
+  m.modes.resize(2);
+  for (auto& mode : m.modes) {
+    mode.frequency_hz = 100;
+    mode.directivity_order = 1;
+    mode.directivity.assign(4, 0.0);
+  }
+  const std::complex<double> phase = std::polar(1.0, 2.5);  // in-phase part negative
+  m.modes[0].directivity = {2.0 * phase, 0.0, 1.0 * phase, 0.0};
+  m.modes[1].directivity = {1.0, 0.0, std::complex<double>(0, 1), 0.0};
+  const AmbisonicGains g = ambisonic_gains(m, 1);
+  EXPECT_NEAR(g.kept_energy[0], 1, 1e-12);
+  EXPECT_NEAR(g.gains[0][0], -2 * sn3d_from_orthonormal(0), 1e-12);
+  EXPECT_NEAR(g.gains[2][0], -1 * sn3d_from_orthonormal(1), 1e-12);
+  EXPECT_NEAR(g.kept_energy[1], 0.5, 1e-12);
+}
+
+class AmbisonicsCli : public ScratchTest {
+ protected:
+  // A small boundary-element model of the bar, made once per test run.
+  static fs::path bem_model() {
+    static const fs::path path = [] {
+      const fs::path p = fs::temp_directory_path() / ("mesh2dsp-ambisonics-bar-" + std::to_string(::getpid()) + ".modal.json");
+      const auto r = run("'" + emit_test::kBin + "' -q modes '" + (emit_test::kSource / "meshes/bar.obj").string() +
+                         "' --modes 5 --excite auto:2 --radiation bem -o '" + p.string() + "'");
+      EXPECT_EQ(r.status, 0) << r.output;
+      return p;
+    }();
+    return path;
+  }
+};
+
+// The Faust program compiles with the real compiler, the header with the C++ compiler; rendered,
+// the field turned by yaw 90° decoded at a direction d is the unturned field decoded at d turned
+// back by 90°, and hostile yaw values keep the output finite.
+TEST_F(AmbisonicsCli, FaustCompilesAndYawTurnsTheRenderedField) {
+  const int order = 2;
+  auto g = generate(bem_model(), fmt::format("-q --ambisonics {} --faust bar.dsp --faust-effect bar_fx.dsp "
+                                             "--faust-lib bar.lib --cpp bar.hpp --name bar",
+                                             order));
+  ASSERT_EQ(g.status, 0) << g.output;
+  for (const char* dsp : {"bar.dsp", "bar_fx.dsp"}) {
+    const auto f = run("cd '" + dir.string() + "' && faust " + dsp + " -o " + dsp + ".cpp");
+    ASSERT_EQ(f.status, 0) << f.output;
+    // (ORDER+1)² outputs.
+    EXPECT_NE(emit_test::read_text(dir / (std::string(dsp) + ".cpp")).find("getNumOutputs() {\n\t\treturn 9;"),
+              std::string::npos);
+  }
+  const std::string harness = R"(#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include "bar.hpp"
+// argv[1]: yaw in degrees (or nan, inf, huge); prints every sample of every channel.
+int main(int argc, char** argv) {
+  mesh2dsp_models::Bar bar;
+  bar.prepare(48000);
+  const float yaw = argc > 1 ? strtof(argv[1], nullptr) : 0.0f;
+  bar.setYaw(yaw);
+  const int n = 256, C = mesh2dsp_models::Bar::kOutputs;
+  std::vector<std::vector<float>> out(C, std::vector<float>(n));
+  std::vector<float*> outs(C);
+  for (int c = 0; c < C; ++c) outs[c] = out[c].data();
+  for (int i = 0; i < 40; ++i) bar.process(nullptr, outs.data(), n);  // the yaw glides in
+  bar.strike(0, 1.0f);
+  for (int block = 0; block < 8; ++block) {
+    bar.process(nullptr, outs.data(), n);
+    for (int i = 0; i < n; ++i)
+      for (int c = 0; c < C; ++c) std::printf("%.9g%c", out[c][i], c + 1 < C ? ' ' : '\n');
+  }
+}
+)";
+  emit_test::write_text(dir / "harness.cpp", harness);
+  const auto c = run("cd '" + dir.string() + "' && " + MESH2DSP_CXX + " -std=c++17 -O2 -Wall -Werror harness.cpp -o harness");
+  ASSERT_EQ(c.status, 0) << c.output;
+  auto render = [&](const std::string& yaw) {
+    const auto r = run("'" + (dir / "harness").string() + "' " + yaw);
+    EXPECT_EQ(r.status, 0) << r.output;
+    std::vector<Eigen::VectorXd> samples;
+    std::istringstream in(r.output);
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream l(line);
+      Eigen::VectorXd v(ambisonic_channel_count(order));
+      for (Eigen::Index i = 0; i < v.size(); ++i) l >> v[i];
+      samples.push_back(v);
+    }
+    return samples;
+  };
+  const auto straight = render("0"), turned = render("90");
+  ASSERT_EQ(straight.size(), 2048u);
+  ASSERT_EQ(turned.size(), straight.size());
+  auto rotate_z = [](const Eigen::Vector3d& d, double degrees) {
+    const double t = degrees * M_PI / 180;
+    return Eigen::Vector3d(std::cos(t) * d.x() - std::sin(t) * d.y(), std::sin(t) * d.x() + std::cos(t) * d.y(), d.z());
+  };
+  double largest_change = 0, energy = 0;
+  for (const Eigen::Vector3d& d : {Eigen::Vector3d(1, 0, 0), Eigen::Vector3d(0.6, 0.3, 0.74).normalized(),
+                                   Eigen::Vector3d(-0.2, 0.9, -0.3).normalized()}) {
+    const Eigen::VectorXd at = sn3d_basis(order, d), back = sn3d_basis(order, rotate_z(d, -90));
+    double error = 0, change = 0, level = 0;
+    for (size_t i = 0; i < straight.size(); ++i) {
+      const double t = turned[i].dot(at), s = straight[i].dot(back), u = straight[i].dot(at);
+      error += (t - s) * (t - s), change += (t - u) * (t - u), level += s * s;
+    }
+    ASSERT_GT(level, 0);
+    fmt::print("direction ({:.2f}, {:.2f}, {:.2f}): yaw 90 decoded vs yaw 0 decoded at d turned back: "
+               "{:.2e} relative; vs yaw 0 at d: {:.2f}\n",
+               d.x(), d.y(), d.z(), std::sqrt(error / level), std::sqrt(change / level));
+    EXPECT_LT(std::sqrt(error / level), 1e-4);
+    largest_change = std::max(largest_change, std::sqrt(change / level));
+    energy += level;
+  }
+  EXPECT_GT(largest_change, 0.1) << "the yaw control changed nothing";
+  for (const char* hostile : {"nan", "inf", "-inf", "1e30", "-1e-45"}) {
+    const auto samples = render(hostile);
+    ASSERT_EQ(samples.size(), 2048u) << hostile;
+    for (const auto& v : samples) ASSERT_TRUE(v.allFinite()) << hostile;
+  }
+}
+
+TEST_F(AmbisonicsCli, ABadOrderOrAModelWithoutDirectivityIsOneErrorAndNoFile) {
+  const fs::path obrien = emit_test::kData / "testbar.modal.json";
+  struct Case {
+    fs::path model;
+    std::string args, says;
+  };
+  const std::vector<Case> cases = {
+      {obrien, "--ambisonics 2", "--radiation bem"},
+      {bem_model(), "--ambisonics 0", "order must be 1 to 16"},
+      {bem_model(), "--ambisonics 17", "order must be 1 to 16"},
+      {bem_model(), "--ambisonics two", "--ambisonics"},
+      {emit_test::kSource / "meshes/bar.obj", "--modes 3 --ambisonics 1", "add --radiation bem"}};
+  for (const auto& c : cases) {
+    const auto r = generate(c.model, c.args + " --faust out.dsp --cpp out.hpp");
+    EXPECT_NE(r.status, 0) << c.args;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << ": " << r.output;
+    EXPECT_TRUE(fs::is_empty(dir)) << c.args << ": an output was written";
+    // One message (CLI11's own parse errors add their usual pointer to --help).
+    std::string message = r.output;
+    const std::string help = "Run with --help for more information.\n";
+    if (const auto at = message.find(help); at != std::string::npos) message.erase(at, help.size());
+    EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << c.args << ": " << r.output;
+  }
+}
+
+TEST(Ambisonics, AnOrderAboveWhatTheModelStoresIsAnError) {
+  ModalModel m;
+  m.modes.resize(2);
+  m.modes[0].directivity_order = 1;
+  m.modes[0].directivity.assign(4, 1.0);
+  m.modes[1].directivity_order = 3;
+  m.modes[1].directivity.assign(16, 1.0);
+  EXPECT_EQ(stored_directivity_order(m), 1);
+  EXPECT_EQ(ambisonic_gains(m, 3).gains.size(), 16u);  // the lower mode's higher channels are 0
+  EXPECT_EQ(ambisonic_gains(m, 3).gains[15][0], 0.0);
+  EXPECT_THROW(ambisonic_gains(m, 4), Error);
+  m.modes[0].directivity.clear();
+  m.modes[0].directivity_order = -1;
+  EXPECT_THROW(ambisonic_gains(m, 1), Error);
+}
+
+}  // namespace
+}  // namespace mesh2dsp
