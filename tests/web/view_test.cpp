@@ -403,7 +403,7 @@ TEST(SurfaceShapes, SidecarRoundTripKeepsGainsAndQuantizesDisplacement) {
 
 // A model analysed with --radiation bem: the page draws the selected mode's directivity balloon,
 // whose radius in each direction is |F(d)| of the model file's coefficients, as the radiation
-// code evaluates them (scaled so the widest lobe is 1.6 times the object's radius).
+// code evaluates them (scaled so the widest lobe reaches the bounding sphere).
 TEST(ViewCommand, PageDrawsTheSelectedModesDirectivity) {
   const fs::path dir = scratch("directivity");
   const auto modes = run_command(kBin + " -q modes " + quoted(kSource / "meshes/bar.obj") +

@@ -59,7 +59,7 @@ scene.add(marker);
 // ---------------------------------------------------------------- directivity
 // The selected mode's far-field pattern, when the model has one (--radiation bem stores it as
 // model.modes[n].directivity): a see-through balloon about the radiation centre whose radius in
-// each direction d is ∝ |F(d)|, its widest lobe 1.6 times the object's radius, coloured from
+// each direction d is ∝ |F(d)|, its widest lobe as far out as the object's bounding sphere (the view frames it), coloured from
 // dark blue (quiet) to yellow (loudest).
 const balloonGeometry = new THREE.SphereGeometry(1, 48, 24);
 const balloonDirections = Float64Array.from(balloonGeometry.attributes.position.array);  // unit vectors
@@ -78,7 +78,7 @@ function setDirectivity(n) {
   const magnitudes = directivityMagnitudes(d, balloonDirections);
   let peak = 0;
   for (const m of magnitudes) peak = Math.max(peak, m);
-  const scale = peak > 0 ? 1.6 * radius / peak : 0;
+  const scale = peak > 0 ? radius / peak : 0;
   const pos = balloonGeometry.attributes.position.array, col = balloonGeometry.attributes.color.array;
   for (let i = 0; i < magnitudes.length; ++i) {
     const r = magnitudes[i] * scale, t = peak > 0 ? magnitudes[i] / peak : 0;
