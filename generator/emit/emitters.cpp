@@ -380,8 +380,9 @@ std::string emit_sy(const EmitModel& m, const EmitSettings& s) {
   d.set("decays", number_list(dec));
   d.set("amplitudes", number_list(amplitudes));
   d.set("sy_scale", double_text(scale));
-  d.set("sy_output", m.contact_microphone ? std::string("the contact microphone")
-                                          : std::string("listener 0"));
+  d.set("sy_output", m.ambisonic_order > 0  ? std::string("the omnidirectional ambisonic channel W (ACN 0)")
+                     : m.contact_microphone ? std::string("the contact microphone")
+                                            : std::string("listener 0"));
   return render_template("sy/model.sy.mustache", d);
 }
 

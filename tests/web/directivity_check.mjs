@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import { writeFileSync, mkdirSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { canvasPixels } from "./canvas_pixels.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(join(here, "..", "..", "web", "package.json"));
@@ -29,19 +30,10 @@ try {
   await page.goto(url, { waitUntil: "load" });
   await page.waitForFunction(() => window.m2d !== undefined);
   // Pixels of the WebGL canvas other than the background, with the object at rest.
-  const pixels = () => page.evaluate(() => {
-    window.m2d.render();
-    const c = document.getElementById("canvas");
-    const copy = document.createElement("canvas");
-    copy.width = c.width; copy.height = c.height;
-    const g = copy.getContext("2d");
-    g.drawImage(c, 0, 0);
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    let drawn = 0;
-    for (let i = 0; i < d.length; i += 4)
-      if (Math.abs(d[i] - 0x1b) + Math.abs(d[i + 1] - 0x1d) + Math.abs(d[i + 2] - 0x22) > 24) ++drawn;
-    return drawn;
-  });
+  const pixels = async () => {
+    await page.evaluate(() => window.m2d.render());
+    return (await canvasPixels(page)).object;
+  };
   await page.evaluate(() => { window.m2d.setAnimate(false); window.m2d.setModeFrame(0, 0); });
   result.toggleShown = await page.evaluate(() => getComputedStyle(document.getElementById("directivityToggle")).display !== "none");
   await page.evaluate(() => window.m2d.showDirectivity(false));
