@@ -28,7 +28,7 @@ void check_ambisonic_order(int order) {
     throw Error(fmt::format("--ambisonics {}: the order must be 1 to {}", order, kMaxDirectivityOrder));
 }
 
-AmbisonicGains ambisonic_gains(const ModalModel& model, int order) {
+AmbisonicGains ambisonic_gains(const ModalModel& model, int order, bool quadrature) {
   check_ambisonic_order(order);
   const int stored = stored_directivity_order(model);
   if (stored < 0)
@@ -46,6 +46,7 @@ AmbisonicGains ambisonic_gains(const ModalModel& model, int order) {
   out.order = order;
   const int channels = ambisonic_channel_count(order);
   out.gains.assign(channels, std::vector<double>(model.modes.size(), 0.0));
+  if (quadrature) out.quadrature = out.gains;
   for (size_t n = 0; n < model.modes.size(); ++n) {
     const auto& c = model.modes[n].directivity;
     const int used = std::min(channels, static_cast<int>(c.size()));
@@ -54,15 +55,16 @@ AmbisonicGains ambisonic_gains(const ModalModel& model, int order) {
     for (int i = 0; i < used; ++i) square_sum += c[i] * c[i], energy += std::norm(c[i]);
     // α = ½ arg Σc² lies in (−π/2, π/2]: of the two opposite best phases, the one nearer the
     // in-phase axis, so a pattern of one phase keeps the sign of its in-phase part.
-    const double alpha = 0.5 * std::arg(square_sum);
+    const double alpha = quadrature ? 0.0 : 0.5 * std::arg(square_sum);
     const std::complex<double> unrotate = std::polar(1.0, -alpha);
     for (int i = 0; i < used; ++i) {
       const int degree = static_cast<int>(std::sqrt(static_cast<double>(i)));
       out.gains[i][n] = (c[i] * unrotate).real() * sn3d_from_orthonormal(degree);
+      if (quadrature) out.quadrature[i][n] = c[i].imag() * sn3d_from_orthonormal(degree);
     }
     out.phase_rad.push_back(alpha);
     // Σ Re(c e^{−iα})² = (Σ|c|² + |Σc²|) / 2.
-    out.kept_energy.push_back(energy > 0 ? 0.5 * (energy + std::abs(square_sum)) / energy : 1.0);
+    out.kept_energy.push_back(quadrature || !(energy > 0) ? 1.0 : 0.5 * (energy + std::abs(square_sum)) / energy);
   }
   return out;
 }

@@ -29,20 +29,26 @@ void check_ambisonic_order(int order);
 
 struct AmbisonicGains {
   int order = 0;
-  // gains[channel][mode]: the mode's real channel gain (per unit modal velocity, Pa·m).
-  std::vector<std::vector<double>> gains;
-  // Per mode: the common phase α taken out (rad) and the share of the truncated pattern's
-  // energy Σ|c|² the real gains keep (1 when the pattern has one phase everywhere).
+  // gains[channel][mode]: the channel gain of the mode's velocity (per unit modal velocity, Pa·m);
+  // quadrature[channel][mode]: of its quadrature signal (the velocity a quarter period later in
+  // phase), empty when the resonators give none.
+  std::vector<std::vector<double>> gains, quadrature;
+  // Per mode: the common phase α taken out (rad; 0 with quadrature) and the share of the
+  // truncated pattern's energy Σ|c|² the gains keep (1 with quadrature, or when the pattern has
+  // one phase everywhere).
   std::vector<double> phase_rad, kept_energy;
 };
 
-// The channel gains of every mode. The generated resonators give one real velocity per mode,
-// so each mode's complex coefficients c are made real by one common phase: B = Re(c·e^{−iα})
-// with α = ½·arg Σ c² in (−π/2, π/2], the real pattern closest to c (it maximises Σ Re(c e^{−iα})²)
-// and, where the pattern has one phase, the listener gains' rule (the magnitude signed by the
-// in-phase part). Harmonics above `order` are dropped; a mode stored to a lower order gets 0
-// in the higher channels. Throws mesh2dsp::Error for a model without directivity or an order
-// above what it stores.
-AmbisonicGains ambisonic_gains(const ModalModel& model, int order);
+// The channel gains of every mode. With `quadrature` (the resonator gives each mode's velocity
+// v and its quadrature q, as the coupled-form one does: the complex state z, v = Re z − k Im z,
+// q = Im z + k Re z, so that v − iq is the e^{−iωt} phasor's signal) the encoding is exact:
+// p = Re(c)·v + Im(c)·q, gains Re(c), quadrature Im(c). Without, each mode's complex
+// coefficients c are made real by one common phase: B = Re(c·e^{−iα}) with α = ½·arg Σ c² in
+// (−π/2, π/2], the real pattern closest to c (it maximises Σ Re(c e^{−iα})²) and, where the
+// pattern has one phase, the listener gains' rule (the magnitude signed by the in-phase part).
+// Harmonics above `order` are dropped; a mode stored to a lower order gets 0 in the higher
+// channels. Throws mesh2dsp::Error for a model without directivity or an order above what it
+// stores.
+AmbisonicGains ambisonic_gains(const ModalModel& model, int order, bool quadrature = true);
 
 }  // namespace mesh2dsp

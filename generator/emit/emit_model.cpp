@@ -34,7 +34,8 @@ std::string camel_case(const std::string& identifier) {
   return out;
 }
 
-EmitModel make_emit_model(const ModalModel& model, const std::string& name_override, int ambisonic_order) {
+EmitModel make_emit_model(const ModalModel& model, const std::string& name_override, int ambisonic_order,
+                          bool quadrature) {
   EmitModel e;
   e.name = identifier_from(name_override.empty() ? model.name : name_override);
   e.class_name = camel_case(e.name);
@@ -46,18 +47,18 @@ EmitModel make_emit_model(const ModalModel& model, const std::string& name_overr
   e.point_count = static_cast<int>(model.excitations.size());
   // Each output's pickup gain per mode: the listeners', or the ambisonic channels' (which
   // replace the listeners: they are the whole far field, delays none).
-  std::vector<std::vector<double>> pickups;
+  std::vector<std::vector<double>> pickups, quadratures;
   std::vector<double> delays;
   if (ambisonic_order > 0) {
-    const AmbisonicGains ambisonic = ambisonic_gains(model, ambisonic_order);
+    const AmbisonicGains ambisonic = ambisonic_gains(model, ambisonic_order, quadrature);
     pickups = ambisonic.gains;
+    quadratures = ambisonic.quadrature;
     delays.assign(pickups.size(), 0.0);
     e.ambisonic_order = ambisonic_order;
     const double least = *std::min_element(ambisonic.kept_energy.begin(), ambisonic.kept_energy.end());
     if (least < 0.9)
-      notice(fmt::format("--ambisonics: each mode's directivity is made real by one phase (the generated "
-                         "resonators give one real velocity per mode); the worst mode keeps {:.0f} % of its "
-                         "pattern's energy",
+      notice(fmt::format("--ambisonics: each mode's directivity is made real by one phase (pm.modeFilter "
+                         "gives no quadrature signal); the worst mode keeps {:.0f} % of its pattern's energy",
                          100 * least));
   } else {
     for (const auto& l : model.listeners) pickups.push_back(l.gains), delays.push_back(l.delay_s);
@@ -87,6 +88,7 @@ EmitModel make_emit_model(const ModalModel& model, const std::string& name_overr
         std::log(1000.0) / (kMaxPoleDecayPerSample * 192000)));
 
   e.gains.assign(static_cast<size_t>(e.output_count) * e.point_count * n_modes, 0.0);
+  if (!quadratures.empty()) e.gains_quadrature = e.gains;
   double largest_sum = 0;
   for (int l = 0; l < e.output_count; ++l)
     for (int k = 0; k < e.point_count; ++k) {
@@ -94,9 +96,14 @@ EmitModel make_emit_model(const ModalModel& model, const std::string& name_overr
       const auto& pickup = e.contact_microphone ? excite : pickups[l];
       double sum = 0;
       for (int n = 0; n < n_modes; ++n) {
-        const double g = excite[n] * pickup[n];
-        e.gains[(static_cast<size_t>(l) * e.point_count + k) * n_modes + n] = g;
-        sum += std::abs(g);
+        const size_t at = (static_cast<size_t>(l) * e.point_count + k) * n_modes + n;
+        e.gains[at] = excite[n] * pickup[n];
+        if (quadratures.empty()) {
+          sum += std::abs(e.gains[at]);
+        } else {
+          e.gains_quadrature[at] = excite[n] * quadratures[l][n];
+          sum += std::hypot(e.gains[at], e.gains_quadrature[at]);
+        }
       }
       largest_sum = std::max(largest_sum, sum);
     }
@@ -108,6 +115,7 @@ EmitModel make_emit_model(const ModalModel& model, const std::string& name_overr
   // Gains below float's normal range would only cost denormal arithmetic in the resonators.
   auto flush = [](double g) { return std::abs(g) < 1e-30 ? 0.0 : g; };
   for (double& g : e.gains) g = flush(g * e.normalization);
+  for (double& g : e.gains_quadrature) g = flush(g * e.normalization);
   const double root = std::sqrt(e.normalization);
   for (int k = 0; k < e.point_count; ++k)
     for (int n = 0; n < n_modes; ++n) e.excite.push_back(flush(root * model.excitations[k].gains[n]));
@@ -118,7 +126,10 @@ EmitModel make_emit_model(const ModalModel& model, const std::string& name_overr
   }
   if (!e.contact_microphone)
     for (int l = 0; l < e.output_count; ++l)
-      for (int n = 0; n < n_modes; ++n) e.pickup.push_back(flush(root * pickups[l][n]));
+      for (int n = 0; n < n_modes; ++n) {
+        e.pickup.push_back(flush(root * pickups[l][n]));
+        if (!quadratures.empty()) e.pickup_quadrature.push_back(flush(root * quadratures[l][n]));
+      }
 
   e.description = fmt::format(
       "Modal model of {}: {} modes ({} Hz to {} Hz), {} excitation point(s), {}; material {}",

@@ -168,6 +168,7 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
   d.set("decays", number_list(floats(m.decay_per_s), ", "));
   d.set("ambisonic", m.ambisonic_order > 0);
   d.set("ambisonic_order", std::to_string(m.ambisonic_order));
+  d.set("quadrature", !m.pickup_quadrature.empty());
   return d;
 }
 
@@ -282,6 +283,9 @@ std::string faust_yaw_rotation(int order) {
 std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSettings& s) {
   TemplateData d = common_data(m, s);
   if (m.ambisonic_order > 0) d.set("yaw_rotation", faust_yaw_rotation(m.ambisonic_order));
+  if (!m.pickup_quadrature.empty() && s.resonator != FaustResonator::reson)
+    throw Error("the ambisonic encoding with quadrature needs the reson resonator (pm.modeFilter gives "
+                "no quadrature signal)");
   d.set("instrument", variant == FaustVariant::instrument);
   d.set("effect", variant == FaustVariant::effect);
   d.set("library", variant == FaustVariant::library);
@@ -298,7 +302,7 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
   // compiles wide sums and many recursions slowly). 4, 8 and 16 compiled alike (1 000 modes:
   // 16.0, 16.6, 16.9 CPU s cold, within noise); 8 is kept.
   constexpr int kFaustModeGroup = 8;
-  std::vector<std::string> excite_by_mode, pickup_by_mode;
+  std::vector<std::string> excite_by_mode, pickup_by_mode, pickup_quadrature_by_mode;
   TemplateData groups{TemplateData::type::list};
   TemplateData modes{TemplateData::type::list};
   int group_size = 0, group_count = 0;
@@ -306,6 +310,9 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
     for (int k = 0; k < m.point_count; ++k) excite_by_mode.push_back(float_literal(m.excite[k * m.mode_count + n]));
     if (!m.contact_microphone)
       for (int l = 0; l < m.output_count; ++l) pickup_by_mode.push_back(float_literal(m.pickup[l * m.mode_count + n]));
+    if (!m.pickup_quadrature.empty())
+      for (int l = 0; l < m.output_count; ++l)
+        pickup_quadrature_by_mode.push_back(float_literal(m.pickup_quadrature[l * m.mode_count + n]));
     TemplateData item;
     const double omega = 2 * M_PI * m.frequency_ratio[n];
     item.set("omega_ratio", float_literal(omega));
@@ -336,6 +343,7 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
   d.set("mode_groups", groups);
   d.set("excite_by_mode", number_list(excite_by_mode, ", "));
   d.set("pickup_by_mode", number_list(pickup_by_mode, ", "));  // emitted only without the contact mic
+  d.set("pickup_quadrature_by_mode", number_list(pickup_quadrature_by_mode, ", "));
   d.set("group_count", std::to_string(group_count));
   d.set("group_size", std::to_string(kFaustModeGroup));
   return render_template("faust/model.dsp.mustache", d);
@@ -346,6 +354,7 @@ std::string emit_c_header(const EmitModel& m, const EmitSettings& s) {
   d.set("excite_table", number_list(floats(m.excite), ", "));
   d.set("pickup_table", number_list(floats(m.pickup.empty() ? std::vector<double>{0.0} : m.pickup), ", "));
   d.set("pickup_size", std::to_string(std::max<size_t>(m.pickup.size(), 1)));
+  if (!m.pickup_quadrature.empty()) d.set("pickup_quadrature_table", number_list(floats(m.pickup_quadrature), ", "));
   // State size at the default 32 lanes, for the header's usage note: 9 per-mode arrays, 2 per
   // output, and the per-lane accumulators (64 samples x 32 lanes per output).
   const long padded = (m.mode_count + 31) / 32 * 32;

@@ -64,7 +64,7 @@ void check_generate_request(const GenerateRequest& o) {
 
 std::vector<fs::path> write_generated(const ModalModel& model, const GenerateRequest& o) {
   check_generate_request(o);
-  const EmitModel emit = make_emit_model(model, o.name, o.ambisonics);
+  const EmitModel emit = make_emit_model(model, o.name, o.ambisonics, o.resonator == "reson");
   EmitSettings settings = provenance_settings(model, o.input, o.author, o.license);
   settings.resonator = o.resonator == "modefilter" ? FaustResonator::modefilter : FaustResonator::reson;
   settings.excitations = parse_excitations(o.excitation);

@@ -72,55 +72,67 @@ TEST(Ambisonics, DecodedChannelGainsAreTheBemFarFieldPressure) {
   // The highest order any mode stores (each mode's ceil(ka) + 2), so no mode is truncated here.
   int order = 0;
   for (const auto& mode : model.modes) order = std::max(order, mode.directivity_order);
-  const EmitModel e = make_emit_model(model, "bar", order);
-  ASSERT_EQ(e.output_count, ambisonic_channel_count(order));
-  const AmbisonicGains ambisonic = ambisonic_gains(model, order);
-  const double root = std::sqrt(e.normalization);
-  fmt::print("bar, order {}: mode, Hz, stored order, energy kept, then per direction decoded / BEM dB (BEM "
-             "level re the mode's loudest direction, dB) [the stored pattern |F| / BEM dB]\n", order);
-  double worst_db = 0;
-  int compared = 0;
-  for (int n = 0; n < e.mode_count; ++n) {
-    double loudest = 0;
-    for (const auto& l : model.listeners) loudest = std::max(loudest, std::abs(l.pressure[n]) * r);
-    std::string row;
-    for (size_t j = 0; j < directions.size(); ++j) {
-      const Eigen::VectorXd basis = sn3d_basis(order, directions[j]);
-      double decoded = 0;
-      for (int c = 0; c < e.output_count; ++c) decoded += e.pickup[c * e.mode_count + n] / root * basis[c];
-      const double bem = std::abs(model.listeners[j].pressure[n]) * r;
-      const double db = 20 * std::log10(std::abs(decoded) / bem);
-      const double level_db = 20 * std::log10(bem / loudest);
-      // The encoding itself: the decoded channels are the stored pattern's part in the mode's
-      // common phase, exactly (ACN, orthonormal -> SN3D factors, no other scale).
+  // Both encodings: exact (velocity and quadrature gains, the reson resonator) and one common
+  // phase per mode (pm.modeFilter).
+  for (const bool quadrature : {true, false}) {
+    const EmitModel e = make_emit_model(model, "bar", order, quadrature);
+    ASSERT_EQ(e.output_count, ambisonic_channel_count(order));
+    ASSERT_EQ(e.pickup_quadrature.empty(), !quadrature);
+    const AmbisonicGains ambisonic = ambisonic_gains(model, order, quadrature);
+    const double root = std::sqrt(e.normalization);
+    fmt::print("bar, order {}, {}: mode, Hz, stored order, energy kept, then per direction |decoded| / BEM dB "
+               "(BEM level re the mode's loudest direction, dB) [the stored pattern |F| / BEM dB]\n",
+               order, quadrature ? "with quadrature" : "one phase per mode");
+    double worst_db = 0;
+    int compared = 0;
+    for (int n = 0; n < e.mode_count; ++n) {
+      double loudest = 0;
+      for (const auto& l : model.listeners) loudest = std::max(loudest, std::abs(l.pressure[n]) * r);
       Directivity stored;
       stored.order = model.modes[n].directivity_order;
       stored.coefficients = Eigen::Map<const Eigen::VectorXcd>(model.modes[n].directivity.data(),
                                                                ambisonic_channel_count(stored.order));
-      const std::complex<double> f = stored.evaluate(directions[j]);
-      EXPECT_NEAR(decoded, (f * std::polar(1.0, -ambisonic.phase_rad[n])).real(), 1e-6 * loudest);
-      row += fmt::format(" {:+6.2f} ({:+5.1f}) [{:+5.2f}]", db, level_db, 20 * std::log10(std::abs(f) / bem));
-      // Directions the mode radiates to; nulls are compared in absolute terms. A mode whose ka
-      // asks for more than the highest stored order (capped) is reported, not held to 1 dB.
-      if (model.modes[n].directivity_order == kMaxDirectivityOrder) continue;
-      if (level_db > -20) {
-        worst_db = std::max(worst_db, std::abs(db));
-        EXPECT_LT(std::abs(db), 1.0) << "mode " << n << " direction " << j;
-        ++compared;
-      } else {
-        EXPECT_LT(std::abs(std::abs(decoded) - bem), 0.15 * loudest) << "mode " << n << " direction " << j;
+      std::string row;
+      for (size_t j = 0; j < directions.size(); ++j) {
+        // The channels decoded: Σ B·SN3D(d) for the velocity's gains, and as the imaginary part
+        // for the quadrature's (p = Re(c) v + Im(c) q: the complex pattern is B + i B_q).
+        const Eigen::VectorXd basis = sn3d_basis(order, directions[j]);
+        std::complex<double> decoded = 0;
+        for (int c = 0; c < e.output_count; ++c)
+          decoded += std::complex<double>(e.pickup[c * e.mode_count + n],
+                                          quadrature ? e.pickup_quadrature[c * e.mode_count + n] : 0.0) /
+                     root * basis[c];
+        const double bem = std::abs(model.listeners[j].pressure[n]) * r;
+        const double db = 20 * std::log10(std::abs(decoded) / bem);
+        const double level_db = 20 * std::log10(bem / loudest);
+        // The encoding itself: the decoded channels are the stored pattern (in the mode's common
+        // phase without quadrature), exactly: ACN, orthonormal -> SN3D factors, no other scale.
+        const std::complex<double> f = stored.evaluate(directions[j]);
+        const std::complex<double> expected = quadrature ? f : (f * std::polar(1.0, -ambisonic.phase_rad[n])).real();
+        EXPECT_LT(std::abs(decoded - expected), 1e-6 * loudest) << "mode " << n << " direction " << j;
+        row += fmt::format(" {:+6.2f} ({:+5.1f}) [{:+5.2f}]", db, level_db, 20 * std::log10(std::abs(f) / bem));
+        // Directions the mode radiates to; nulls are compared in absolute terms. A mode whose ka
+        // asks for more than the highest stored order (capped) is reported, not held to 1 dB.
+        if (model.modes[n].directivity_order == kMaxDirectivityOrder) continue;
+        if (level_db > -20) {
+          worst_db = std::max(worst_db, std::abs(db));
+          EXPECT_LT(std::abs(db), 1.0) << "mode " << n << " direction " << j;
+          ++compared;
+        } else {
+          EXPECT_LT(std::abs(std::abs(decoded) - bem), 0.15 * loudest) << "mode " << n << " direction " << j;
+        }
       }
+      fmt::print("  {} {:8.1f} {:2d} {:5.3f}{}\n", n, model.modes[n].frequency_hz, model.modes[n].directivity_order,
+                 ambisonic.kept_energy[n], row);
     }
-    fmt::print("  {} {:8.1f} {:2d} {:5.3f}{}\n", n, model.modes[n].frequency_hz, model.modes[n].directivity_order,
-               ambisonic.kept_energy[n], row);
+    fmt::print("worst ||decoded|/BEM| over {} mode-directions within 20 dB of each mode's loudest: {:.2f} dB\n",
+               compared, worst_db);
+    EXPECT_GT(compared, 10);
   }
-  fmt::print("worst |decoded/BEM| over {} mode-directions within 20 dB of each mode's loudest: {:.2f} dB\n",
-             compared, worst_db);
-  EXPECT_GT(compared, 10);
 }
 
-// One phase per mode: a pattern with one phase everywhere is kept whole, with the sign of its
-// in-phase part; a pattern whose two halves are 90° apart keeps half its energy.
+// Without quadrature, one phase per mode: a pattern with one phase everywhere is kept whole, with
+// the sign of its in-phase part; a pattern whose two halves are 90° apart keeps half its energy.
 TEST(Ambisonics, ComplexCoefficientsAreMadeRealByOneCommonPhase) {
   ModalModel m;
   m.modes.resize(2);
@@ -132,11 +144,18 @@ TEST(Ambisonics, ComplexCoefficientsAreMadeRealByOneCommonPhase) {
   const std::complex<double> phase = std::polar(1.0, 2.5);  // in-phase part negative
   m.modes[0].directivity = {2.0 * phase, 0.0, 1.0 * phase, 0.0};
   m.modes[1].directivity = {1.0, 0.0, std::complex<double>(0, 1), 0.0};
-  const AmbisonicGains g = ambisonic_gains(m, 1);
+  const AmbisonicGains g = ambisonic_gains(m, 1, false);
   EXPECT_NEAR(g.kept_energy[0], 1, 1e-12);
   EXPECT_NEAR(g.gains[0][0], -2 * sn3d_from_orthonormal(0), 1e-12);
   EXPECT_NEAR(g.gains[2][0], -1 * sn3d_from_orthonormal(1), 1e-12);
   EXPECT_NEAR(g.kept_energy[1], 0.5, 1e-12);
+  // With the quadrature signal both parts are kept as they are.
+  const AmbisonicGains exact = ambisonic_gains(m, 1);
+  EXPECT_NEAR(exact.gains[2][1], 0, 1e-15);
+  EXPECT_NEAR(exact.quadrature[2][1], sn3d_from_orthonormal(1), 1e-15);
+  EXPECT_NEAR(exact.gains[0][0], 2 * phase.real() * sn3d_from_orthonormal(0), 1e-12);
+  EXPECT_NEAR(exact.quadrature[0][0], 2 * phase.imag() * sn3d_from_orthonormal(0), 1e-12);
+  EXPECT_EQ(exact.kept_energy[1], 1.0);
 }
 
 class AmbisonicsCli : public ScratchTest {
@@ -152,25 +171,10 @@ class AmbisonicsCli : public ScratchTest {
     }();
     return path;
   }
-};
-
-// The Faust program compiles with the real compiler, the header with the C++ compiler; rendered,
-// the field turned by yaw 90° decoded at a direction d is the unturned field decoded at d turned
-// back by 90°, and hostile yaw values keep the output finite.
-TEST_F(AmbisonicsCli, FaustCompilesAndYawTurnsTheRenderedField) {
-  const int order = 2;
-  auto g = generate(bem_model(), fmt::format("-q --ambisonics {} --faust bar.dsp --faust-effect bar_fx.dsp "
-                                             "--faust-lib bar.lib --cpp bar.hpp --name bar",
-                                             order));
-  ASSERT_EQ(g.status, 0) << g.output;
-  for (const char* dsp : {"bar.dsp", "bar_fx.dsp"}) {
-    const auto f = run("cd '" + dir.string() + "' && faust " + dsp + " -o " + dsp + ".cpp");
-    ASSERT_EQ(f.status, 0) << f.output;
-    // (ORDER+1)² outputs.
-    EXPECT_NE(emit_test::read_text(dir / (std::string(dsp) + ".cpp")).find("getNumOutputs() {\n\t\treturn 9;"),
-              std::string::npos);
-  }
-  const std::string harness = R"(#include <cmath>
+  // Builds a program that runs the emitted header bar.hpp (class Bar): the yaw set, 0.1 s for
+  // it to glide in, a strike of 1 N s at the default point, then 1920 samples of every channel.
+  void build_harness() {
+    const std::string harness = R"(#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -194,22 +198,44 @@ int main(int argc, char** argv) {
   }
 }
 )";
-  emit_test::write_text(dir / "harness.cpp", harness);
-  const auto c = run("cd '" + dir.string() + "' && " + MESH2DSP_CXX + " -std=c++17 -O2 -Wall -Werror harness.cpp -o harness");
-  ASSERT_EQ(c.status, 0) << c.output;
-  auto render = [&](const std::string& yaw) {
+    emit_test::write_text(dir / "harness.cpp", harness);
+    const auto c = run("cd '" + dir.string() + "' && " + MESH2DSP_CXX + " -std=c++17 -O2 -Wall -Werror harness.cpp -o harness");
+    ASSERT_EQ(c.status, 0) << c.output;
+  }
+  // The harness's samples with the yaw given (degrees, as text: "nan" and the like pass as such).
+  std::vector<Eigen::VectorXd> render(const std::string& yaw, int channels) {
     const auto r = run("'" + (dir / "harness").string() + "' " + yaw);
     EXPECT_EQ(r.status, 0) << r.output;
     std::vector<Eigen::VectorXd> samples;
     std::istringstream in(r.output);
     for (std::string line; std::getline(in, line);) {
       std::istringstream l(line);
-      Eigen::VectorXd v(ambisonic_channel_count(order));
+      Eigen::VectorXd v(channels);
       for (Eigen::Index i = 0; i < v.size(); ++i) l >> v[i];
       samples.push_back(v);
     }
     return samples;
-  };
+  }
+};
+
+// The Faust program compiles with the real compiler, the header with the C++ compiler; rendered,
+// the field turned by yaw 90° decoded at a direction d is the unturned field decoded at d turned
+// back by 90°, and hostile yaw values keep the output finite.
+TEST_F(AmbisonicsCli, FaustCompilesAndYawTurnsTheRenderedField) {
+  const int order = 2;
+  auto g = generate(bem_model(), fmt::format("-q --ambisonics {} --faust bar.dsp --faust-effect bar_fx.dsp "
+                                             "--faust-lib bar.lib --cpp bar.hpp --name bar",
+                                             order));
+  ASSERT_EQ(g.status, 0) << g.output;
+  for (const char* dsp : {"bar.dsp", "bar_fx.dsp"}) {
+    const auto f = run("cd '" + dir.string() + "' && faust " + dsp + " -o " + dsp + ".cpp");
+    ASSERT_EQ(f.status, 0) << f.output;
+    // (ORDER+1)² outputs.
+    EXPECT_NE(emit_test::read_text(dir / (std::string(dsp) + ".cpp")).find("getNumOutputs() {\n\t\treturn 9;"),
+              std::string::npos);
+  }
+  ASSERT_NO_FATAL_FAILURE(build_harness());
+  auto render = [&](const std::string& yaw) { return this->render(yaw, ambisonic_channel_count(order)); };
   const auto straight = render("0"), turned = render("90");
   ASSERT_EQ(straight.size(), 1920u);
   ASSERT_EQ(turned.size(), straight.size());
@@ -258,6 +284,45 @@ int main(int argc, char** argv) {
     ASSERT_EQ(samples.size(), 1920u) << hostile;
     for (const auto& v : samples) ASSERT_TRUE(v.allFinite()) << hostile;
   }
+}
+
+// The quadrature signal carries the pattern's phase between directions: one mode whose pattern
+// is (1 + i)/√4π towards +x and (1 - i)/√4π towards -x (a real monopole and an imaginary
+// x dipole), rendered through the header and decoded at ±x: the -x signal is a quarter period
+// ahead (p = Re(F e^{-iωt}): arg F(-x) - arg F(+x) = -90°). A wrong sign of the quadrature
+// gives +90°; one phase per mode, 0° or 180°.
+TEST_F(AmbisonicsCli, QuadratureCarriesThePatternsPhaseBetweenDirections) {
+  ModalModel m;
+  m.name = "bar";
+  m.material = {"steel", 7850, 2e11, 0.29, 0, 0, ""};
+  const double hz = 1000, xi = 0.002;
+  m.modes = {{hz, xi, std::log(1000.0) / (xi * 2 * M_PI * hz), std::pow(2 * M_PI * hz, 2)}};
+  m.modes[0].directivity_order = 1;
+  m.modes[0].directivity = {1.0, 0.0, 0.0, std::complex<double>(0, 1 / std::sqrt(3.0))};
+  m.analysis.radiation = "bem";
+  ModalExcitation point;
+  point.direction = Eigen::Vector3d::UnitZ();
+  point.gains = {1.0};
+  m.excitations = {point};
+  write_modal_model(dir / "one.modal.json", m);
+  const auto g = generate(dir / "one.modal.json", "-q --ambisonics 1 --cpp bar.hpp --name bar --no-model-json");
+  ASSERT_EQ(g.status, 0) << g.output;
+  ASSERT_NO_FATAL_FAILURE(build_harness());
+  const auto samples = render("0", 4);
+  ASSERT_EQ(samples.size(), 1920u);
+  // The phase of the ringing mode in a decoded signal: Σ s(t) e^{iω_d t} ∝ e^{iφ} for
+  // s = A cos(ω_d t - φ) (the rest averages out over the 40 periods).
+  const double wd = 2 * M_PI * hz * std::sqrt(1 - xi * xi);
+  auto phase = [&](const Eigen::Vector3d& d) {
+    const Eigen::VectorXd b = sn3d_basis(1, d);
+    std::complex<double> sum = 0;
+    for (size_t i = 0; i < samples.size(); ++i) sum += samples[i].dot(b) * std::polar(1.0, wd * i / 48000.0);
+    return std::arg(sum);
+  };
+  const double shift = std::remainder(phase(-Eigen::Vector3d::UnitX()) - phase(Eigen::Vector3d::UnitX()), 2 * M_PI);
+  fmt::print("one mode, F(±x) = (1 ± i)/√4π: decoded phase at -x minus at +x {:.2f}° (expected -90°)\n",
+             shift * 180 / M_PI);
+  EXPECT_NEAR(shift, -M_PI / 2, 0.05);
 }
 
 TEST_F(AmbisonicsCli, ABadOrderOrAModelWithoutDirectivityIsOneErrorAndNoFile) {
