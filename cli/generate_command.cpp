@@ -96,7 +96,11 @@ void register_generate_command(CLI::App& app) {
       ->check(CLI::IsMember({"instrument", "effect"}));
   cmd->add_option("--web", *web,
                   "also write the offline browser page into this folder (as `mesh2dsp view -o`)");
-  cmd->add_option_function<int>("--ambisonics", [o](int order) { check_ambisonic_order(order), o->ambisonics = order; },
+  auto set_ambisonics = [o](int order) {  // a bad order fails while parsing, before anything runs
+    check_ambisonic_order(order);
+    o->ambisonics = order;
+  };
+  cmd->add_option_function<int>("--ambisonics", set_ambisonics,
                   "outputs: the object's far field as (ORDER+1)^2 ambisonic channels (ACN order, SN3D, "
                   "ambiX axes = the mesh's: x front, y left, z up) with a yaw control, in place of the "
                   "listeners; needs the directivity of --radiation bem")
