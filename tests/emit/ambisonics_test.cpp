@@ -160,16 +160,22 @@ TEST(Ambisonics, ComplexCoefficientsAreMadeRealByOneCommonPhase) {
 
 class AmbisonicsCli : public ScratchTest {
  protected:
-  // A small boundary-element model of the bar, made once per test run.
+  // A small boundary-element model of the bar, made once per test run (removed at exit).
   static fs::path bem_model() {
-    static const fs::path path = [] {
-      const fs::path p = fs::temp_directory_path() / ("mesh2dsp-ambisonics-bar-" + std::to_string(::getpid()) + ".modal.json");
-      const auto r = run("'" + emit_test::kBin + "' -q modes '" + (emit_test::kSource / "meshes/bar.obj").string() +
-                         "' --modes 5 --excite auto:2 --radiation bem -o '" + p.string() + "'");
-      EXPECT_EQ(r.status, 0) << r.output;
-      return p;
-    }();
-    return path;
+    struct Model {
+      fs::path path = fs::temp_directory_path() / ("mesh2dsp-ambisonics-bar-" + std::to_string(::getpid()) + ".modal.json");
+      Model() {
+        const auto r = run("'" + emit_test::kBin + "' -q modes '" + (emit_test::kSource / "meshes/bar.obj").string() +
+                           "' --modes 5 --excite auto:2 --radiation bem -o '" + path.string() + "'");
+        EXPECT_EQ(r.status, 0) << r.output;
+      }
+      ~Model() {
+        std::error_code ec;
+        fs::remove(path, ec);
+      }
+    };
+    static const Model model;
+    return model.path;
   }
   // Builds a program that runs the emitted header bar.hpp (class Bar): the yaw set, 0.1 s for
   // it to glide in, a strike of 1 N s at the default point, then 1920 samples of every channel.
