@@ -9,6 +9,7 @@
 #include "analysis/analysis.hpp"
 #include "cli/analysis_flags.hpp"
 #include "cli/commands.hpp"
+#include "emit/ambisonics.hpp"
 #include "emit/generate.hpp"
 #include "util/error.hpp"
 #include "util/progress.hpp"
@@ -26,6 +27,8 @@ void run_generate(const AnalysisOptions& analysis, GenerateRequest o, const std:
   o.name = analysis.name;
   o.input = analysis.input;
   check_generate_request(o);  // before the analysis: a typo fails at once, with no output file
+  if (o.ambisonics && !is_modal_model_path(analysis.input) && analysis.radiation != "bem")
+    throw Error("--ambisonics needs each mode's far-field directivity: add --radiation bem");
   if (!web.empty()) {  // a page that cannot be written fails before the analysis
     web_assets_dir();
     std::error_code ec;
@@ -37,6 +40,7 @@ void run_generate(const AnalysisOptions& analysis, GenerateRequest o, const std:
   if (!web.empty() && !model.surface)  // before any output is written
     throw Error("--web needs the surface data the model file does not carry: give generate the "
                 "mesh, or a model written by `mesh2dsp modes MESH --surface-data`");
+  if (o.ambisonics) ambisonic_gains(model, o.ambisonics);  // a model without directivity fails here, before any output
   if (!is_quiet()) fmt::print(stderr, "{}\n", summary_line(model, report));
   if (!web.empty()) {
     const WebPage page = write_web_page(model, web, provenance_settings(model, analysis.input, o.author, o.license));
@@ -92,6 +96,15 @@ void register_generate_command(CLI::App& app) {
       ->check(CLI::IsMember({"instrument", "effect"}));
   cmd->add_option("--web", *web,
                   "also write the offline browser page into this folder (as `mesh2dsp view -o`)");
+  auto set_ambisonics = [o](int order) {  // a bad order fails while parsing, before anything runs
+    check_ambisonic_order(order);
+    o->ambisonics = order;
+  };
+  cmd->add_option_function<int>("--ambisonics", set_ambisonics,
+                  "outputs: the object's far field as (ORDER+1)^2 ambisonic channels (ACN order, SN3D, "
+                  "ambiX axes = the mesh's: x front, y left, z up) with a yaw control, in place of the "
+                  "listeners; needs the directivity of --radiation bem")
+      ->type_name("ORDER");
   cmd->add_flag("--no-model-json", o->no_model_json,
                 "do not write <name>.modal.json beside the outputs");
   cmd->callback([analysis, o, web] { run_generate(*analysis, *o, *web); });

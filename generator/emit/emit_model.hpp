@@ -31,11 +31,17 @@ struct EmitModel {
   int point_count = 0;   // excitation points K
   int output_count = 0;  // listeners L, or 1 for the contact microphone
   bool contact_microphone = true;  // no listeners: output = velocity at the struck point
+  // > 0: the outputs are the object's far field as (order + 1)² ambisonic channels (ACN, SN3D;
+  // emit/ambisonics.hpp) instead of the listeners; the generated code adds a yaw control.
+  int ambisonic_order = 0;
 
   // gains[(l * K + k) * N + n] = normalisation · e_kn · p_ln, where e_kn = φ_n(x_k)·d_k and the
   // pickup p_ln is the listener gain, or e_kn again for the contact microphone (velocity
   // measured at the struck point along the strike direction).
   std::vector<double> gains;
+  // Ambisonic outputs with quadrature (emit/ambisonics.hpp): the gains of each mode's quadrature
+  // signal, laid out as gains; empty otherwise. The normalisation then sums |e|·|p + iq|.
+  std::vector<double> gains_quadrature;
   // 1 / max over (l, k) of Σ_n |e_kn p_ln|: a unit-momentum strike at any point gives an
   // initial output of at most 1 (the velocity impulse response at t=0+ is Σ_n e_kn p_ln).
   double normalization = 1;
@@ -45,6 +51,7 @@ struct EmitModel {
   // interpolated excitation shape itself).
   std::vector<double> excite;
   std::vector<double> pickup;
+  std::vector<double> pickup_quadrature;  // as pickup, for gains_quadrature (else empty)
   // Per output: the listener's propagation delay minus the nearest listener's (s), so stereo
   // listeners keep their interaural delay without a common latency; 0 for the contact microphone.
   std::vector<double> delay_s;
@@ -62,7 +69,12 @@ struct EmitModel {
 
 // Throws mesh2dsp::Error when the model cannot be emitted (no modes, no excitation points,
 // all gains zero, a decay rate that makes a mode overdamped).
-EmitModel make_emit_model(const ModalModel& model, const std::string& name_override = {});
+// ambisonic_order > 0: the outputs are ambisonic channels (ambisonic_gains) in place of the
+// listeners; the model must carry each mode's directivity. quadrature: the resonators give each
+// mode's quadrature signal too (the coupled-form reson does, pm.modeFilter does not), so the
+// encoding keeps each mode's pattern whole.
+EmitModel make_emit_model(const ModalModel& model, const std::string& name_override = {},
+                          int ambisonic_order = 0, bool quadrature = true);
 
 // "my-bowl 2" -> "my_bowl_2" (a valid identifier in Faust, C and C++).
 std::string identifier_from(const std::string& text);

@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 
+#include "emit/ambisonics.hpp"
 #include "emit/number_format.hpp"
 #include "emit/output_level.hpp"
 #include "emit/template_engine.hpp"
@@ -81,7 +82,15 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
   d.set("output_count", std::to_string(m.output_count));
   d.set("many_outputs", m.output_count > 1);
   d.set("output_text",
-        m.contact_microphone
+        m.ambisonic_order > 0
+            ? fmt::format("the object's far field as {} ambisonic channels of order {}: ACN order, SN3D "
+                          "normalisation (ambiX, IEM), axes x front, y left, z up (the mesh's own); each "
+                          "mode's velocity times its directivity's channel gains (a boundary-element "
+                          "solve), so the SN3D basis at a direction d summed over the channels gives the "
+                          "far-field pressure times distance there, p r; the yaw control turns the object "
+                          "about z",
+                          m.output_count, m.ambisonic_order)
+        : m.contact_microphone
             ? std::string("the surface velocity at the struck point along the strike direction "
                           "(contact microphone)")
             : fmt::format("one per listener ({}), the sound pressure there: each mode's velocity "
@@ -93,7 +102,8 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
   d.set("contact_mic", m.contact_microphone);
   d.set("contact_mic_flag", std::string(m.contact_microphone ? "1" : "0"));
   d.set("physical_scale", float_literal(m.physical_scale));
-  d.set("physical_unit", m.contact_microphone
+  d.set("physical_unit", m.ambisonic_order > 0 ? std::string("the far-field pressure times distance in Pa m")
+                         : m.contact_microphone
                              ? std::string("the surface velocity in m/s")
                              : std::string("the sound pressure in Pa (O'Brien, Cook & Essl 2001, eq. 10)"));
   d.set("level", float_literal(default_output_level(m, kDefaultHardness, kDefaultGain)));
@@ -156,6 +166,9 @@ TemplateData common_data(const EmitModel& m, const EmitSettings& s) {
   d.set("triangle_flat", flat.empty() ? std::string("0, 0, 0") : flat);
   d.set("triangle_table", rows.empty() ? std::string("{0, 0, 0}") : rows);
   d.set("decays", number_list(floats(m.decay_per_s), ", "));
+  d.set("ambisonic", m.ambisonic_order > 0);
+  d.set("ambisonic_order", std::to_string(m.ambisonic_order));
+  d.set("quadrature", !m.pickup_quadrature.empty());
   return d;
 }
 
@@ -248,8 +261,31 @@ std::string plain_text(const std::string& text) {
   return out;
 }
 
+// The yaw rotation of ambisonic channels as one Faust lambda over the (order + 1)² channels:
+// turning the object by t about z (from x towards y) maps each degree's pair (cos mφ, sin mφ
+// channels a, b) to (a cos mt - b sin mt, a sin mt + b cos mt); m = 0 channels pass.
+// c(m) and s(m) are Faust functions of the template (1 - cos and sin, smoothed).
+std::string faust_yaw_rotation(int order) {
+  std::string params, outputs;
+  for (int i = 0; i < ambisonic_channel_count(order); ++i) {
+    const int l = static_cast<int>(std::sqrt(static_cast<double>(i))), m = i - l * l - l;
+    const int up = l * l + l + std::abs(m), down = l * l + l - std::abs(m);
+    params += fmt::format("{}x{}", i ? ", " : "", i);
+    std::string y;
+    if (m == 0) y = fmt::format("x{}", i);
+    else if (m > 0) y = fmt::format("x{} * c({}) - x{} * s({})", up, m, down, m);
+    else y = fmt::format("x{} * s({}) + x{} * c({})", up, -m, down, -m);
+    outputs += fmt::format("{}{}", i ? ",\n    " : "", y);
+  }
+  return fmt::format("\\({}).(\n    {})", params, outputs);
+}
+
 std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSettings& s) {
   TemplateData d = common_data(m, s);
+  if (m.ambisonic_order > 0) d.set("yaw_rotation", faust_yaw_rotation(m.ambisonic_order));
+  if (!m.pickup_quadrature.empty() && s.resonator != FaustResonator::reson)
+    throw Error("the ambisonic encoding with quadrature needs the reson resonator (pm.modeFilter gives "
+                "no quadrature signal)");
   d.set("instrument", variant == FaustVariant::instrument);
   d.set("effect", variant == FaustVariant::effect);
   d.set("library", variant == FaustVariant::library);
@@ -266,7 +302,7 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
   // compiles wide sums and many recursions slowly). 4, 8 and 16 compiled alike (1 000 modes:
   // 16.0, 16.6, 16.9 CPU s cold, within noise); 8 is kept.
   constexpr int kFaustModeGroup = 8;
-  std::vector<std::string> excite_by_mode, pickup_by_mode;
+  std::vector<std::string> excite_by_mode, pickup_by_mode, pickup_quadrature_by_mode;
   TemplateData groups{TemplateData::type::list};
   TemplateData modes{TemplateData::type::list};
   int group_size = 0, group_count = 0;
@@ -274,6 +310,9 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
     for (int k = 0; k < m.point_count; ++k) excite_by_mode.push_back(float_literal(m.excite[k * m.mode_count + n]));
     if (!m.contact_microphone)
       for (int l = 0; l < m.output_count; ++l) pickup_by_mode.push_back(float_literal(m.pickup[l * m.mode_count + n]));
+    if (!m.pickup_quadrature.empty())
+      for (int l = 0; l < m.output_count; ++l)
+        pickup_quadrature_by_mode.push_back(float_literal(m.pickup_quadrature[l * m.mode_count + n]));
     TemplateData item;
     const double omega = 2 * M_PI * m.frequency_ratio[n];
     item.set("omega_ratio", float_literal(omega));
@@ -304,6 +343,7 @@ std::string emit_faust(const EmitModel& m, FaustVariant variant, const EmitSetti
   d.set("mode_groups", groups);
   d.set("excite_by_mode", number_list(excite_by_mode, ", "));
   d.set("pickup_by_mode", number_list(pickup_by_mode, ", "));  // emitted only without the contact mic
+  d.set("pickup_quadrature_by_mode", number_list(pickup_quadrature_by_mode, ", "));
   d.set("group_count", std::to_string(group_count));
   d.set("group_size", std::to_string(kFaustModeGroup));
   return render_template("faust/model.dsp.mustache", d);
@@ -314,6 +354,7 @@ std::string emit_c_header(const EmitModel& m, const EmitSettings& s) {
   d.set("excite_table", number_list(floats(m.excite), ", "));
   d.set("pickup_table", number_list(floats(m.pickup.empty() ? std::vector<double>{0.0} : m.pickup), ", "));
   d.set("pickup_size", std::to_string(std::max<size_t>(m.pickup.size(), 1)));
+  if (!m.pickup_quadrature.empty()) d.set("pickup_quadrature_table", number_list(floats(m.pickup_quadrature), ", "));
   // State size at the default 32 lanes, for the header's usage note: 9 per-mode arrays, 2 per
   // output, and the per-lane accumulators (64 samples x 32 lanes per output).
   const long padded = (m.mode_count + 31) / 32 * 32;
@@ -348,8 +389,9 @@ std::string emit_sy(const EmitModel& m, const EmitSettings& s) {
   d.set("decays", number_list(dec));
   d.set("amplitudes", number_list(amplitudes));
   d.set("sy_scale", double_text(scale));
-  d.set("sy_output", m.contact_microphone ? std::string("the contact microphone")
-                                          : std::string("listener 0"));
+  d.set("sy_output", m.ambisonic_order > 0  ? std::string("the omnidirectional ambisonic channel W (ACN 0)")
+                     : m.contact_microphone ? std::string("the contact microphone")
+                                            : std::string("listener 0"));
   return render_template("sy/model.sy.mustache", d);
 }
 

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "emit/ambisonics.hpp"
 #include "emit/emit_model.hpp"
 #include "emit/emitters.hpp"
 #include "emit/faust_target.hpp"
@@ -47,6 +48,7 @@ void check_generate_request(const GenerateRequest& o) {
   parse_excitations(o.excitation);
   for (const auto& t : o.targets) find_faust_target(t);
   if (!o.plugin_uri.empty()) plugin_identity(o.plugin_uri, "bar", "", o.author);  // throws when malformed
+  if (o.ambisonics != 0) check_ambisonic_order(o.ambisonics);
   if (o.resonator != "reson" && o.resonator != "modefilter")
     throw Error(fmt::format("unknown resonator \"{}\": reson or modefilter", o.resonator));
   if (!o.variant.empty() && o.variant != "instrument" && o.variant != "effect")
@@ -62,7 +64,7 @@ void check_generate_request(const GenerateRequest& o) {
 
 std::vector<fs::path> write_generated(const ModalModel& model, const GenerateRequest& o) {
   check_generate_request(o);
-  const EmitModel emit = make_emit_model(model, o.name);
+  const EmitModel emit = make_emit_model(model, o.name, o.ambisonics, o.resonator == "reson");
   EmitSettings settings = provenance_settings(model, o.input, o.author, o.license);
   settings.resonator = o.resonator == "modefilter" ? FaustResonator::modefilter : FaustResonator::reson;
   settings.excitations = parse_excitations(o.excitation);

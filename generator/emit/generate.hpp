@@ -21,6 +21,7 @@ struct GenerateRequest {
   std::string target_dir = ".";
   std::string variant;                         // instrument | effect; empty: the target's default
   bool no_model_json = false;
+  int ambisonics = 0;                          // > 0: outputs are ambisonic channels of this order
   std::string name;                            // the emitted name (default: the model's)
   std::string input;                           // what the model came from (provenance, and never overwritten)
 };

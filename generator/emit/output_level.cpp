@@ -28,6 +28,12 @@ double strike_peak(const EmitModel& m, int point, double hardness, double rate_h
       z = pole * z + (i < static_cast<long>(momentum.size()) ? momentum[i] : 0.0);
       const double v = z.real() - k * z.imag();
       for (int l = 0; l < m.output_count; ++l) out[i * m.output_count + l] += v * m.gain(l, point, n);
+      if (!m.gains_quadrature.empty()) {  // ambisonic outputs: the quadrature signal's share too
+        const double q = z.imag() + k * z.real();
+        for (int l = 0; l < m.output_count; ++l)
+          out[i * m.output_count + l] +=
+              q * m.gains_quadrature[(static_cast<size_t>(l) * m.point_count + point) * m.mode_count + n];
+      }
     }
   }
   double peak = 0;

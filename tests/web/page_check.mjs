@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import { writeFileSync, mkdirSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { canvasPixels } from "./canvas_pixels.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(join(here, "..", "..", "web", "package.json"));
@@ -49,18 +50,7 @@ try {
 
   // The object is drawn: pixels of the WebGL canvas that differ from the background.
   await page.evaluate(() => { window.m2d.setAnimate(false); window.m2d.setModeFrame(0, 0); window.m2d.render(); });
-  result.pixels = await page.evaluate(() => {
-    const c = document.getElementById("canvas");
-    const copy = document.createElement("canvas");
-    copy.width = c.width; copy.height = c.height;
-    const g = copy.getContext("2d");
-    g.drawImage(c, 0, 0);
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    let object = 0;
-    for (let i = 0; i < d.length; i += 4)
-      if (Math.abs(d[i] - 0x1b) + Math.abs(d[i + 1] - 0x1d) + Math.abs(d[i + 2] - 0x22) > 24) ++object;
-    return { object, total: d.length / 4 };
-  });
+  result.pixels = await canvasPixels(page);
   await page.locator("#canvas").screenshot({ path: join(out, "screenshot.png") });
 
   // The mode animation: vertex motion between phase 0 and 1 against each mode's displacement.

@@ -21,6 +21,7 @@
 
 #include "modal/modal_model.hpp"
 #include "modal/surface_shapes.hpp"
+#include "radiation/bem.hpp"
 #include "emit/audio_support.hpp"
 #include "support/command.hpp"
 #include "util/error.hpp"
@@ -398,6 +399,53 @@ TEST(SurfaceShapes, SidecarRoundTripKeepsGainsAndQuantizesDisplacement) {
   }
   EXPECT_THROW(mesh2dsp::read_surface_shapes(dir / "x.surface.bin", 5), mesh2dsp::Error);
   fs::remove_all(dir);
+}
+
+// A model analysed with --radiation bem: the page draws the selected mode's directivity balloon,
+// whose radius in each direction is |F(d)| of the model file's coefficients, as the radiation
+// code evaluates them (scaled so the widest lobe reaches the bounding sphere).
+TEST(ViewCommand, PageDrawsTheSelectedModesDirectivity) {
+  const fs::path dir = scratch("directivity");
+  const auto modes = run_command(kBin + " -q modes " + quoted(kSource / "meshes/bar.obj") +
+                                 " --material steel --modes 3 --radiation bem --surface-data -o " +
+                                 quoted(dir / "bar.modal.json"));
+  ASSERT_EQ(modes.exit_code, 0) << modes.output;
+  const auto view = run_command(kBin + " -q view " + quoted(dir / "bar.modal.json") + " -o " + quoted(dir / "page"));
+  ASSERT_EQ(view.exit_code, 0) << view.output;
+  const int mode = 1;
+  const auto check = run_command("node " + quoted(kSource / "tests/web/directivity_check.mjs") + " " +
+                                 quoted(fs::path("file://" + (dir / "page/index.html").string())) + " " +
+                                 quoted(dir / "check") + " " + std::to_string(mode));
+  ASSERT_TRUE(fs::exists(dir / "check/directivity.json")) << check.output;
+  const json r = json::parse(read_file(dir / "check/directivity.json"));
+  EXPECT_TRUE(r["errors"].empty()) << r["errors"].dump();
+  EXPECT_TRUE(r["toggleShown"].get<bool>());
+  ASSERT_TRUE(r["balloon"].is_object()) << r.dump().substr(0, 400);
+  EXPECT_TRUE(r["balloon"]["shown"].get<bool>());
+  const auto model = mesh2dsp::read_modal_model(dir / "bar.modal.json");
+  mesh2dsp::Directivity d;
+  d.order = model.modes[mode].directivity_order;
+  d.coefficients = Eigen::Map<const Eigen::VectorXcd>(model.modes[mode].directivity.data(),
+                                                       static_cast<Eigen::Index>(model.modes[mode].directivity.size()));
+  EXPECT_EQ(r["balloon"]["order"].get<int>(), d.order);
+  const auto& directions = r["balloon"]["directions"];
+  const auto& magnitudes = r["balloon"]["magnitudes"];
+  ASSERT_EQ(directions.size(), 3 * magnitudes.size());
+  const double peak = r["balloon"]["peak"].get<double>();
+  double worst = 0, largest = 0;
+  for (size_t i = 0; i < magnitudes.size(); ++i) {
+    const Eigen::Vector3d u(directions[3 * i].get<double>(), directions[3 * i + 1].get<double>(),
+                            directions[3 * i + 2].get<double>());
+    const double expected = std::abs(d.evaluate(u.normalized()));
+    worst = std::max(worst, std::abs(magnitudes[i].get<double>() - expected));
+    largest = std::max(largest, expected);
+  }
+  std::cout << "[ page ] directivity of mode " << mode << " (order " << d.order << "): " << magnitudes.size()
+            << " balloon directions, largest |page - model| " << worst / largest << " of the peak; pixels "
+            << r["pixelsHidden"] << " hidden, " << r["pixelsShown"] << " shown\n";
+  EXPECT_LT(worst, 1e-6 * largest);
+  EXPECT_NEAR(peak, largest, 0.05 * largest);  // the balloon's directions sample the peak closely
+  EXPECT_GT(r["pixelsShown"].get<int>(), r["pixelsHidden"].get<int>() + 2000) << "the balloon is not drawn";
 }
 
 TEST(ViewCommand, ModelWithoutSurfaceDataIsOneClearErrorAndNoPage) {

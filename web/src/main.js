@@ -10,7 +10,7 @@ import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { LibFaust, FaustCompiler, FaustMonoDspGenerator } from "@grame/faustwasm";
 import { FaustUI } from "@shren/faust-ui";
-import { decodeSurface, pointGains, spectrumDb, decayDb } from "./surface.js";
+import { decodeSurface, pointGains, spectrumDb, decayDb, directivityMagnitudes } from "./surface.js";
 
 const D = window.M2D_DATA;
 const model = D.model;
@@ -55,6 +55,43 @@ const marker = new THREE.Mesh(new THREE.SphereGeometry(radius * 0.03, 16, 12),
   new THREE.MeshBasicMaterial({ color: 0x40ff80 }));
 marker.visible = false;
 scene.add(marker);
+
+// ---------------------------------------------------------------- directivity
+// The selected mode's far-field pattern, when the model has one (--radiation bem stores it as
+// model.modes[n].directivity): a see-through balloon about the radiation centre whose radius in
+// each direction d is ∝ |F(d)|, its widest lobe as far out as the object's bounding sphere (the view frames it), coloured from
+// dark blue (quiet) to yellow (loudest).
+const balloonGeometry = new THREE.SphereGeometry(1, 48, 24);
+const balloonDirections = Float64Array.from(balloonGeometry.attributes.position.array);  // unit vectors
+balloonGeometry.setAttribute("color", new THREE.BufferAttribute(new Float32Array(balloonDirections.length), 3));
+const balloon = new THREE.Mesh(balloonGeometry, new THREE.MeshBasicMaterial({
+  vertexColors: true, transparent: true, opacity: 0.4, depthWrite: false, side: THREE.DoubleSide }));
+balloon.visible = false;
+balloon.position.set(...(model.analysis && model.analysis.radiation_centre_m ? model.analysis.radiation_centre_m : centre.toArray()));
+scene.add(balloon);
+let showDirectivity = true;
+// Shapes the balloon for mode n; returns what it drew (null: the mode has no directivity).
+function setDirectivity(n) {
+  const d = model.modes[n] && model.modes[n].directivity;
+  balloon.visible = Boolean(d) && showDirectivity;
+  if (!d) return null;
+  const magnitudes = directivityMagnitudes(d, balloonDirections);
+  let peak = 0;
+  for (const m of magnitudes) peak = Math.max(peak, m);
+  const scale = peak > 0 ? radius / peak : 0;
+  const pos = balloonGeometry.attributes.position.array, col = balloonGeometry.attributes.color.array;
+  for (let i = 0; i < magnitudes.length; ++i) {
+    const r = magnitudes[i] * scale, t = peak > 0 ? magnitudes[i] / peak : 0;
+    for (let c = 0; c < 3; ++c) pos[3 * i + c] = r * balloonDirections[3 * i + c];
+    col[3 * i] = 0.15 + 0.85 * t; col[3 * i + 1] = 0.2 + 0.7 * t; col[3 * i + 2] = 0.6 * (1 - t);
+  }
+  balloonGeometry.attributes.position.needsUpdate = true;
+  balloonGeometry.attributes.color.needsUpdate = true;
+  balloonGeometry.computeBoundingSphere();
+  return { mode: n, order: d.order, peak, shown: balloon.visible, directions: Array.from(balloonDirections),
+           magnitudes: Array.from(magnitudes) };
+}
+if (!model.modes.some((m) => m.directivity)) document.getElementById("directivityToggle").style.display = "none";
 
 camera.near = radius / 100; camera.far = radius * 100;
 const controls = new OrbitControls(camera, canvas);
@@ -120,7 +157,7 @@ function fillModeTable() {
     const g = gains ? gains[n] : model.excitations[k].gains[n];
     tr.innerHTML = `<td>${n + 1}</td><td>${m.frequency_hz.toFixed(2)}</td>` +
       `<td>${m.t60_s === null ? "∞" : m.t60_s.toFixed(3)}</td><td>${g.toExponential(3)}</td>`;
-    tr.onclick = () => { selectedMode = n; fillModeTable(); };
+    tr.onclick = () => { selectedMode = n; fillModeTable(); setDirectivity(n); };
     tbody.appendChild(tr);
   });
 }
@@ -134,6 +171,8 @@ function defaultPoint() {
   return best;
 }
 fillModeTable();
+setDirectivity(selectedMode);
+$("directivity").onchange = (e) => { showDirectivity = e.target.checked; setDirectivity(selectedMode); };
 $("animate").onchange = (e) => { animate = e.target.checked; if (!animate) setModeFrame(selectedMode, 0); };
 
 const started = performance.now();
@@ -505,7 +544,8 @@ window.m2d = { ready, surface, selectProgram: (which) => compileAndSay(which), g
   setContact: (t, u, v) => setContact(surfacePoint(t, new THREE.Vector3(
     ...[0, 1, 2].map((c) => rest[3 * surface.triangles[3 * t] + c] * (1 - u - v) +
       rest[3 * surface.triangles[3 * t + 1] + c] * u + rest[3 * surface.triangles[3 * t + 2] + c] * v)))),
-  plotLastStrike, render: () => renderer.render(scene, camera),
+  plotLastStrike, render: () => renderer.render(scene, camera), setDirectivity,
+  showDirectivity: (on) => { showDirectivity = on; return setDirectivity(selectedMode); },
   setAnimate: (on) => { animate = on; }, project: (x, y, z) => {
     const p = new THREE.Vector3(x, y, z).project(camera); const r = canvas.getBoundingClientRect();
     return { x: r.left + (p.x + 1) / 2 * r.width, y: r.top + (1 - p.y) / 2 * r.height }; },

@@ -82,3 +82,47 @@ export function decayDb(samples, sampleRate) {
   }
   return { db, frameS: frame / sampleRate };
 }
+
+// Real spherical harmonics to `order` at the unit direction (x, y, z) in ACN order (index
+// l² + l + m), orthonormal over the sphere (∫Y² dΩ = 1), without the Condon–Shortley phase:
+// Y_lm ∝ P_l^|m|(cos θ)·cos(mφ) for m ≥ 0 and ·sin(|m|φ) for m < 0, θ from +z, φ from +x towards
+// +y — the convention of the model file's modes[n].directivity (generator/radiation/bem.hpp).
+export function realSphericalHarmonics(order, x, y, z) {
+  const out = new Float64Array((order + 1) * (order + 1));
+  const ct = Math.max(-1, Math.min(1, z)), st = Math.sqrt(Math.max(0, 1 - ct * ct)), phi = Math.atan2(y, x);
+  // Normalised associated Legendre functions P̄_l^m = √((2l+1)/4π·(l−m)!/(l+m)!)·P_l^m by the
+  // stable recurrences (no factorials): P̄_m^m from P̄_{m−1}^{m−1}, then upwards in l.
+  let pmm = Math.sqrt(1 / (4 * Math.PI));
+  for (let m = 0; m <= order; ++m) {
+    if (m > 0) pmm *= st * Math.sqrt((2 * m + 1) / (2 * m));
+    let prev = 0, cur = pmm;
+    for (let l = m; l <= order; ++l) {
+      if (l > m) {
+        const a = Math.sqrt((4 * l * l - 1) / (l * l - m * m));
+        const b = Math.sqrt(((l - 1) * (l - 1) - m * m) / (4 * (l - 1) * (l - 1) - 1));
+        const next = a * (ct * cur - b * prev);
+        prev = cur; cur = next;
+      }
+      if (m === 0) out[l * l + l] = cur;
+      else {
+        out[l * l + l + m] = Math.SQRT2 * cur * Math.cos(m * phi);
+        out[l * l + l - m] = Math.SQRT2 * cur * Math.sin(m * phi);
+      }
+    }
+  }
+  return out;
+}
+
+// |F(d)| of a mode's stored directivity {order, re, im} (F = Σ c_lm Y_lm) at each unit direction
+// of `directions` (x, y, z triples).
+export function directivityMagnitudes(directivity, directions) {
+  const { order, re, im } = directivity;
+  const out = new Float64Array(directions.length / 3);
+  for (let i = 0; i < out.length; ++i) {
+    const y = realSphericalHarmonics(order, directions[3 * i], directions[3 * i + 1], directions[3 * i + 2]);
+    let a = 0, b = 0;
+    for (let k = 0; k < y.length; ++k) { a += re[k] * y[k]; b += im[k] * y[k]; }
+    out[i] = Math.hypot(a, b);
+  }
+  return out;
+}
