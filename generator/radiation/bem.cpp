@@ -8,6 +8,7 @@
 #include <cmath>
 #include <omp.h>
 
+#include "radiation/bem_kernels.hpp"
 #include "util/error.hpp"
 #include "util/gauss_legendre.hpp"
 
@@ -197,6 +198,67 @@ struct Assembler {
   }
 };
 
+// Quadrature points of many elements as plain arrays, with their kernels (bem_kernels.hpp).
+struct PointBatch {
+  std::vector<double> x, y, z, nx, ny, nz, weight;
+  std::array<std::vector<double>, 8> kernel;  // k1..k4 of BemKernelOut, re/im
+  size_t size() const { return x.size(); }
+  void clear() {
+    for (auto* v : {&x, &y, &z, &nx, &ny, &nz, &weight}) v->clear();
+  }
+  void push(const Eigen::Vector3d& p, const Eigen::Vector3d& normal, double w) {
+    x.push_back(p.x()), y.push_back(p.y()), z.push_back(p.z());
+    nx.push_back(normal.x()), ny.push_back(normal.y()), nz.push_back(normal.z());
+    weight.push_back(w);
+  }
+  BemPoints points() const {
+    return {x.data(), y.data(), z.data(), nx.data(), ny.data(), nz.data(), weight.data(),
+            static_cast<int>(size())};
+  }
+  void evaluate(const Eigen::Vector3d& at, const Eigen::Vector3d& normal, double k,
+                double alpha_over_i, bool mirrored) {
+    for (auto& v : kernel) v.resize(size());
+    if (size() == 0) return;
+    burton_miller_kernels(at, normal, k, alpha_over_i, points(),
+                          {kernel[0].data(), kernel[1].data(), kernel[2].data(), kernel[3].data(),
+                           mirrored ? kernel[4].data() : nullptr, kernel[5].data(), kernel[6].data(),
+                           kernel[7].data()});
+  }
+};
+
+// Every element's points and weights (area × rule weight) under the centroid, 3- and 7-point
+// rules: frequency-independent, computed once per solve.
+struct RulePoints {
+  enum Rule { kCentroid, kThree, kSeven };
+  std::array<std::vector<Eigen::Vector3d>, 3> points;  // element j's at [j·N, (j+1)·N)
+  std::array<std::vector<double>, 3> weights;
+  const BemSurface& s;
+  explicit RulePoints(const BemSurface& surface) : s(surface) {
+    const Eigen::Index n = s.faces.rows();
+    for (Eigen::Index j = 0; j < n; ++j) {
+      const Eigen::Vector3d a = s.vertices.row(s.faces(j, 0)), b = s.vertices.row(s.faces(j, 1)),
+                            c = s.vertices.row(s.faces(j, 2));
+      const double area = s.geometry.areas_m2[j];
+      points[kCentroid].push_back(s.geometry.centres.row(j).transpose());
+      weights[kCentroid].push_back(area);
+      for (const auto& p : kRule3Points) {
+        points[kThree].push_back(p[0] * a + p[1] * b + p[2] * c);
+        weights[kThree].push_back(area / 3);
+      }
+      for (size_t m = 0; m < kRule7Points.size(); ++m) {
+        const auto& p = kRule7Points[m];
+        points[kSeven].push_back(p[0] * a + p[1] * b + p[2] * c);
+        weights[kSeven].push_back(area * kRule7Weights[m]);
+      }
+    }
+  }
+  void add(PointBatch& batch, Rule rule, int j) const {
+    const size_t count = rule == kCentroid ? 1 : rule == kThree ? 3 : 7;
+    const Eigen::Vector3d normal = s.geometry.normals.row(j).transpose();
+    for (size_t m = count * j; m < count * (j + 1); ++m) batch.push(points[rule][m], normal, weights[rule][m]);
+  }
+};
+
 void check_surface(const BemSurface& s, Eigen::Index values) {
   if (s.faces.rows() == 0) throw Error("the radiating surface has no triangles");
   if (values != s.faces.rows())
@@ -310,40 +372,73 @@ std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz
   // Far pairs on the one-point rule both ways share G, G', G'' (they depend on r alone): each
   // such pair is evaluated once, by the row of its smaller index, which writes both entries.
   // The right-hand side is summed per thread, as the mirrored entries land in other rows.
+  // Every row's regular (non-adaptive) entries are gathered as quadrature points and their
+  // kernels evaluated in one vectorised batch (bem_kernels.hpp).
   const Eigen::VectorXd& h = s.diameters_m;
+  const RulePoints rules(s);
+  const double alpha_over_i = alpha.imag();
   std::vector<Eigen::MatrixXcd> partial(omp_get_max_threads(), Eigen::MatrixXcd::Zero(n, m));
 #pragma omp parallel
   {
     Eigen::MatrixXcd& b = partial[omp_get_thread_num()];
+    PointBatch sym, regular;     // mirrored one-point pairs; the other regular points
+    std::vector<int> sym_column, regular_column, near_column;
+    Eigen::VectorXcd q_row(n);  // row i's coefficients of the normal derivative
 #pragma omp for schedule(dynamic, 8)
     for (int i = 0; i < n; ++i) {
       const Eigen::Vector3d x = s.geometry.centres.row(i).transpose();
       const Eigen::Vector3d nx = s.geometry.normals.row(i).transpose();
+      sym.clear();
+      regular.clear();
+      sym_column.clear();
+      regular_column.clear();
+      near_column.clear();
       for (int j = 0; j < n; ++j) {
-        if (j == i) {
-          const RowTerms t = assembler.self(i, gauss);
-          A(i, i) = t.p - 0.5;
-          b.row(i) += (t.q + 0.5 * alpha) * q.row(i);
-          continue;
-        }
-        const Eigen::Vector3d y = s.geometry.centres.row(j).transpose();
+        if (j == i) continue;
+        const double distance = (x - s.geometry.centres.row(j).transpose()).norm();
         const double hmax = std::max(h[i], h[j]);
-        if ((x - y).norm() > kFar * hmax && k * hmax < kOnePointKh) {
-          if (j < i) continue;  // done by row j
-          const Eigen::Vector3d ny = s.geometry.normals.row(j).transpose();
-          const Kernels kk = kernels(x, nx, y, ny, k);
-          const double ai = s.geometry.areas_m2[i], aj = s.geometry.areas_m2[j];
-          A(i, j) = aj * (kk.dg_dny + alpha * kk.d2g);
-          b.row(i) += (aj * (kk.g + alpha * kk.dg_dnx)) * q.row(j);
-          // Row j, column i: x and y swap, so ∂G/∂n_x and ∂G/∂n_y swap; G and ∂²G do not.
-          A(j, i) = ai * (kk.dg_dnx + alpha * kk.d2g);
-          b.row(j) += (ai * (kk.g + alpha * kk.dg_dny)) * q.row(i);
-          continue;
+        if (distance > kFar * hmax && k * hmax < kOnePointKh) {
+          if (j > i) {  // j < i: done by row j
+            rules.add(sym, RulePoints::kCentroid, j);
+            sym_column.push_back(j);
+          }
+        } else if (distance > kFar * h[j]) {  // the rules of Assembler::element
+          rules.add(regular, k * h[j] < kOnePointKh ? RulePoints::kCentroid : RulePoints::kThree, j);
+          regular_column.insert(regular_column.end(), regular.size() - regular_column.size(), j);
+        } else if (distance > kNear * h[j]) {
+          rules.add(regular, RulePoints::kSeven, j);
+          regular_column.insert(regular_column.end(), regular.size() - regular_column.size(), j);
+        } else {
+          near_column.push_back(j);
         }
-        const RowTerms t = assembler.element(x, nx, j);
-        A(i, j) = t.p;
-        b.row(i) += t.q * q.row(j);
       }
+      q_row.setZero();
+      const RowTerms t = assembler.self(i, gauss);
+      A(i, i) = t.p - 0.5;
+      q_row[i] = t.q + 0.5 * alpha;
+      for (int j : near_column) {
+        const RowTerms u = assembler.element(x, nx, j);
+        A(i, j) = u.p;
+        q_row[j] = u.q;
+      }
+      regular.evaluate(x, nx, k, alpha_over_i, false);
+      for (size_t p = 0; p < regular_column.size(); ++p) A(i, regular_column[p]) = 0;
+      for (size_t p = 0; p < regular_column.size(); ++p) {
+        A(i, regular_column[p]) += cd(regular.kernel[0][p], regular.kernel[1][p]);
+        q_row[regular_column[p]] += cd(regular.kernel[2][p], regular.kernel[3][p]);
+      }
+      sym.evaluate(x, nx, k, alpha_over_i, true);
+      const double ai = s.geometry.areas_m2[i];
+      for (size_t p = 0; p < sym_column.size(); ++p) {
+        const int j = sym_column[p];
+        A(i, j) = cd(sym.kernel[0][p], sym.kernel[1][p]);
+        q_row[j] = cd(sym.kernel[2][p], sym.kernel[3][p]);
+        // Row j, column i: the weight is row i's area (the batch carried row j's).
+        const double scale = ai / s.geometry.areas_m2[j];
+        A(j, i) = scale * cd(sym.kernel[4][p], sym.kernel[5][p]);
+        b.row(j) += (scale * cd(sym.kernel[6][p], sym.kernel[7][p])) * q.row(i);
+      }
+      b.row(i) += q_row.transpose() * q;
     }
   }
   for (const auto& b : partial) rhs += b;
@@ -414,25 +509,27 @@ Eigen::VectorXcd bem_far_field(const BemSurface& s, const BemSolution& sol, cons
   // G → e^{ikr}/(4πr)·e^{−ik d·(y−o)}, ∂G/∂n_y → the same times −ik d·n_y, so
   // F(d) = (1/4π) ∫ [−ik (d·n_y) p − ∂p/∂n] e^{−ik d·(y−o)} dS_y (7-point rule per element).
   const double k = sol.wavenumber_rad_m;
+  // The 7-point rule's points with their element's pressure and normal derivative, once for all
+  // directions (the sum itself is vectorised in bem_kernels.cpp).
+  const RulePoints rules(s);
+  PointBatch batch;
+  const Eigen::Index n = s.faces.rows();
+  std::vector<double> p_re, p_im, q_re, q_im;
+  for (Eigen::Index j = 0; j < n; ++j) {
+    rules.add(batch, RulePoints::kSeven, static_cast<int>(j));
+    for (size_t m = 0; m < kRule7Points.size(); ++m) {
+      p_re.push_back(sol.pressure_pa[j].real()), p_im.push_back(sol.pressure_pa[j].imag());
+      q_re.push_back(sol.normal_derivative_pa_m[j].real());
+      q_im.push_back(sol.normal_derivative_pa_m[j].imag());
+    }
+  }
+  const BemPoints points = batch.points();
   Eigen::VectorXcd out(directions.rows());
 #pragma omp parallel for schedule(dynamic, 4)
   for (Eigen::Index m = 0; m < directions.rows(); ++m) {
     const Eigen::Vector3d d = directions.row(m).transpose().normalized();
-    cd sum = 0;
-    for (int j = 0; j < s.faces.rows(); ++j) {
-      const Eigen::Vector3d a = s.vertices.row(s.faces(j, 0)), b = s.vertices.row(s.faces(j, 1)),
-                            c = s.vertices.row(s.faces(j, 2));
-      const double dn = d.dot(s.geometry.normals.row(j).transpose());
-      const cd density = -kI * k * dn * sol.pressure_pa[j] - sol.normal_derivative_pa_m[j];
-      cd phase = 0;
-      for (size_t q = 0; q < kRule7Points.size(); ++q) {
-        const Eigen::Vector3d y =
-            kRule7Points[q][0] * a + kRule7Points[q][1] * b + kRule7Points[q][2] * c;
-        phase += kRule7Weights[q] * std::polar(1.0, -k * d.dot(y - origin));
-      }
-      sum += density * phase * s.geometry.areas_m2[j];
-    }
-    out[m] = sum / (4 * kPi);
+    out[m] = far_field_sum(d, origin, k, points, p_re.data(), p_im.data(), q_re.data(), q_im.data()) /
+             (4 * kPi);
   }
   return out;
 }
