@@ -72,6 +72,35 @@ inline Kernels kernels(const Eigen::Vector3d& x, const Eigen::Vector3d& nx, cons
   return out;
 }
 
+// Quadrature points of many elements as plain arrays, with their kernels (bem_kernels.hpp).
+struct PointBatch {
+  std::vector<double> x, y, z, nx, ny, nz, weight;
+  std::array<std::vector<double>, 8> kernel;  // k1..k4 of BemKernelOut, re/im
+  size_t size() const { return x.size(); }
+  void clear() {
+    for (auto* v : {&x, &y, &z, &nx, &ny, &nz, &weight}) v->clear();
+  }
+  void push(const Eigen::Vector3d& p, const Eigen::Vector3d& normal, double w) {
+    x.push_back(p.x()), y.push_back(p.y()), z.push_back(p.z());
+    nx.push_back(normal.x()), ny.push_back(normal.y()), nz.push_back(normal.z());
+    weight.push_back(w);
+  }
+  BemPoints points() const {
+    return {x.data(), y.data(), z.data(), nx.data(), ny.data(), nz.data(), weight.data(),
+            static_cast<int>(size())};
+  }
+  void evaluate(const Eigen::Vector3d& at, const Eigen::Vector3d& normal, double k,
+                double alpha_over_i, bool mirrored) {
+    for (auto& v : kernel) v.resize(size());
+    if (size() == 0) return;
+    burton_miller_kernels(at, normal, k, alpha_over_i, points(),
+                          {kernel[0].data(), kernel[1].data(), kernel[2].data(), kernel[3].data(),
+                           mirrored ? kernel[4].data() : nullptr, kernel[5].data(), kernel[6].data(),
+                           kernel[7].data()});
+  }
+};
+
+
 // The element integrals of one row: the coefficient of p_j (∫∂G/∂n_y + α∫∂²G/∂n_x∂n_y) and of
 // q_j (∫G + α∫∂G/∂n_x).
 // Quadrature by distance d from the collocation point against the element's diameter h: one
@@ -113,20 +142,34 @@ struct Assembler {
   RowTerms adaptive(const Eigen::Vector3d& x, const Eigen::Vector3d& nx, const Eigen::Vector3d& ny,
                     const Eigen::Vector3d& a, const Eigen::Vector3d& b, const Eigen::Vector3d& c,
                     int depth) const {
-    const double diameter = std::max({(b - a).norm(), (c - b).norm(), (a - c).norm()});
-    const Eigen::Vector3d centre = (a + b + c) / 3.0;
-    const double area = 0.5 * (b - a).cross(c - a).norm();
-    if (depth >= 6 || (x - centre).norm() >= kSplit * diameter)
-      return rule<7>(x, nx, ny, a, b, c, area, kRule7Points, kRule7Weights.data());
-    const Eigen::Vector3d ab = 0.5 * (a + b), bc = 0.5 * (b + c), ca = 0.5 * (c + a);
+    PointBatch batch;
+    adaptive_points(x, ny, a, b, c, depth, batch);
+    batch.evaluate(x, nx, k, alpha.imag(), false);
     RowTerms t{};
-    for (const auto& [p, q, r] : {std::array<Eigen::Vector3d, 3>{a, ab, ca}, {ab, b, bc},
-                                  {ca, bc, c}, {ab, bc, ca}}) {
-      const RowTerms u = adaptive(x, nx, ny, p, q, r, depth + 1);
-      t.p += u.p;
-      t.q += u.q;
+    for (size_t p = 0; p < batch.size(); ++p) {
+      t.p += cd(batch.kernel[0][p], batch.kernel[1][p]);
+      t.q += cd(batch.kernel[2][p], batch.kernel[3][p]);
     }
     return t;
+  }
+
+  // The subdivision's 7-point rules' points, appended to a batch (the assembly evaluates a whole
+  // row's in one, with the batch kernels).
+  static void adaptive_points(const Eigen::Vector3d& x, const Eigen::Vector3d& ny, const Eigen::Vector3d& a,
+                              const Eigen::Vector3d& b, const Eigen::Vector3d& c, int depth, PointBatch& batch) {
+    const double diameter = std::max({(b - a).norm(), (c - b).norm(), (a - c).norm()});
+    const Eigen::Vector3d centre = (a + b + c) / 3.0;
+    if (depth >= 6 || (x - centre).norm() >= kSplit * diameter) {
+      const double area = 0.5 * (b - a).cross(c - a).norm();
+      for (size_t m = 0; m < kRule7Points.size(); ++m)
+        batch.push(kRule7Points[m][0] * a + kRule7Points[m][1] * b + kRule7Points[m][2] * c, ny,
+                   area * kRule7Weights[m]);
+      return;
+    }
+    const Eigen::Vector3d ab = 0.5 * (a + b), bc = 0.5 * (b + c), ca = 0.5 * (c + a);
+    for (const auto& [p, q, r] : {std::array<Eigen::Vector3d, 3>{a, ab, ca}, {ab, b, bc},
+                                  {ca, bc, c}, {ab, bc, ca}})
+      adaptive_points(x, ny, p, q, r, depth + 1, batch);
   }
 
   // One off-diagonal element: the rule by distance against size (and size against wavelength).
@@ -195,34 +238,6 @@ struct Assembler {
     }
     hyper += -static_hyper / (4 * kPi);
     return {alpha * hyper, single};
-  }
-};
-
-// Quadrature points of many elements as plain arrays, with their kernels (bem_kernels.hpp).
-struct PointBatch {
-  std::vector<double> x, y, z, nx, ny, nz, weight;
-  std::array<std::vector<double>, 8> kernel;  // k1..k4 of BemKernelOut, re/im
-  size_t size() const { return x.size(); }
-  void clear() {
-    for (auto* v : {&x, &y, &z, &nx, &ny, &nz, &weight}) v->clear();
-  }
-  void push(const Eigen::Vector3d& p, const Eigen::Vector3d& normal, double w) {
-    x.push_back(p.x()), y.push_back(p.y()), z.push_back(p.z());
-    nx.push_back(normal.x()), ny.push_back(normal.y()), nz.push_back(normal.z());
-    weight.push_back(w);
-  }
-  BemPoints points() const {
-    return {x.data(), y.data(), z.data(), nx.data(), ny.data(), nz.data(), weight.data(),
-            static_cast<int>(size())};
-  }
-  void evaluate(const Eigen::Vector3d& at, const Eigen::Vector3d& normal, double k,
-                double alpha_over_i, bool mirrored) {
-    for (auto& v : kernel) v.resize(size());
-    if (size() == 0) return;
-    burton_miller_kernels(at, normal, k, alpha_over_i, points(),
-                          {kernel[0].data(), kernel[1].data(), kernel[2].data(), kernel[3].data(),
-                           mirrored ? kernel[4].data() : nullptr, kernel[5].data(), kernel[6].data(),
-                           kernel[7].data()});
   }
 };
 
@@ -386,7 +401,7 @@ std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz
   {
     Eigen::MatrixXcd& b = partial[omp_get_thread_num()];
     PointBatch sym, regular;     // mirrored one-point pairs; the other regular points
-    std::vector<int> sym_column, regular_column, near_column;
+    std::vector<int> sym_column, regular_column;
     Eigen::VectorXcd a_row(n), q_row(n);  // row i's coefficients of the pressure and its derivative
 #pragma omp for schedule(dynamic, 8)
     for (int i = 0; i < n; ++i) {
@@ -396,7 +411,6 @@ std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz
       regular.clear();
       sym_column.clear();
       regular_column.clear();
-      near_column.clear();
       for (int j = 0; j < n; ++j) {
         if (j == i) continue;
         const double distance = (x - s.geometry.centres.row(j).transpose()).norm();
@@ -412,8 +426,10 @@ std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz
         } else if (distance > kNear * h[j]) {
           rules.add(regular, RulePoints::kSeven, j);
           regular_column.insert(regular_column.end(), regular.size() - regular_column.size(), j);
-        } else {
-          near_column.push_back(j);
+        } else {  // adaptive subdivision, its points into the same batch
+          Assembler::adaptive_points(x, s.geometry.normals.row(j).transpose(), assembler.corner(j, 0),
+                                     assembler.corner(j, 1), assembler.corner(j, 2), 0, regular);
+          regular_column.insert(regular_column.end(), regular.size() - regular_column.size(), j);
         }
       }
       q_row.setZero();
@@ -421,11 +437,6 @@ std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz
       const RowTerms t = assembler.self(i, gauss);
       A(i, i) = cf(t.p - 0.5);
       q_row[i] = t.q + 0.5 * alpha;
-      for (int j : near_column) {
-        const RowTerms u = assembler.element(x, nx, j);
-        A(i, j) = cf(u.p);
-        q_row[j] = u.q;
-      }
       regular.evaluate(x, nx, k, alpha_over_i, false);
       for (size_t p = 0; p < regular_column.size(); ++p) {
         a_row[regular_column[p]] += cd(regular.kernel[0][p], regular.kernel[1][p]);
