@@ -8,6 +8,7 @@
 #include <cmath>
 #include <omp.h>
 
+#include "radiation/bem_kernels.hpp"
 #include "util/error.hpp"
 #include "util/gauss_legendre.hpp"
 
@@ -71,6 +72,35 @@ inline Kernels kernels(const Eigen::Vector3d& x, const Eigen::Vector3d& nx, cons
   return out;
 }
 
+// Quadrature points of many elements as plain arrays, with their kernels (bem_kernels.hpp).
+struct PointBatch {
+  std::vector<double> x, y, z, nx, ny, nz, weight;
+  std::array<std::vector<double>, 8> kernel;  // k1..k4 of BemKernelOut, re/im
+  size_t size() const { return x.size(); }
+  void clear() {
+    for (auto* v : {&x, &y, &z, &nx, &ny, &nz, &weight}) v->clear();
+  }
+  void push(const Eigen::Vector3d& p, const Eigen::Vector3d& normal, double w) {
+    x.push_back(p.x()), y.push_back(p.y()), z.push_back(p.z());
+    nx.push_back(normal.x()), ny.push_back(normal.y()), nz.push_back(normal.z());
+    weight.push_back(w);
+  }
+  BemPoints points() const {
+    return {x.data(), y.data(), z.data(), nx.data(), ny.data(), nz.data(), weight.data(),
+            static_cast<int>(size())};
+  }
+  void evaluate(const Eigen::Vector3d& at, const Eigen::Vector3d& normal, double k,
+                double alpha_over_i, bool mirrored) {
+    for (auto& v : kernel) v.resize(size());
+    if (size() == 0) return;
+    burton_miller_kernels(at, normal, k, alpha_over_i, points(),
+                          {kernel[0].data(), kernel[1].data(), kernel[2].data(), kernel[3].data(),
+                           mirrored ? kernel[4].data() : nullptr, kernel[5].data(), kernel[6].data(),
+                           kernel[7].data()});
+  }
+};
+
+
 // The element integrals of one row: the coefficient of p_j (∫∂G/∂n_y + α∫∂²G/∂n_x∂n_y) and of
 // q_j (∫G + α∫∂G/∂n_x).
 // Quadrature by distance d from the collocation point against the element's diameter h: one
@@ -112,20 +142,34 @@ struct Assembler {
   RowTerms adaptive(const Eigen::Vector3d& x, const Eigen::Vector3d& nx, const Eigen::Vector3d& ny,
                     const Eigen::Vector3d& a, const Eigen::Vector3d& b, const Eigen::Vector3d& c,
                     int depth) const {
-    const double diameter = std::max({(b - a).norm(), (c - b).norm(), (a - c).norm()});
-    const Eigen::Vector3d centre = (a + b + c) / 3.0;
-    const double area = 0.5 * (b - a).cross(c - a).norm();
-    if (depth >= 6 || (x - centre).norm() >= kSplit * diameter)
-      return rule<7>(x, nx, ny, a, b, c, area, kRule7Points, kRule7Weights.data());
-    const Eigen::Vector3d ab = 0.5 * (a + b), bc = 0.5 * (b + c), ca = 0.5 * (c + a);
+    PointBatch batch;
+    adaptive_points(x, ny, a, b, c, depth, batch);
+    batch.evaluate(x, nx, k, alpha.imag(), false);
     RowTerms t{};
-    for (const auto& [p, q, r] : {std::array<Eigen::Vector3d, 3>{a, ab, ca}, {ab, b, bc},
-                                  {ca, bc, c}, {ab, bc, ca}}) {
-      const RowTerms u = adaptive(x, nx, ny, p, q, r, depth + 1);
-      t.p += u.p;
-      t.q += u.q;
+    for (size_t p = 0; p < batch.size(); ++p) {
+      t.p += cd(batch.kernel[0][p], batch.kernel[1][p]);
+      t.q += cd(batch.kernel[2][p], batch.kernel[3][p]);
     }
     return t;
+  }
+
+  // The subdivision's 7-point rules' points, appended to a batch (the assembly evaluates a whole
+  // row's in one, with the batch kernels).
+  static void adaptive_points(const Eigen::Vector3d& x, const Eigen::Vector3d& ny, const Eigen::Vector3d& a,
+                              const Eigen::Vector3d& b, const Eigen::Vector3d& c, int depth, PointBatch& batch) {
+    const double diameter = std::max({(b - a).norm(), (c - b).norm(), (a - c).norm()});
+    const Eigen::Vector3d centre = (a + b + c) / 3.0;
+    if (depth >= 6 || (x - centre).norm() >= kSplit * diameter) {
+      const double area = 0.5 * (b - a).cross(c - a).norm();
+      for (size_t m = 0; m < kRule7Points.size(); ++m)
+        batch.push(kRule7Points[m][0] * a + kRule7Points[m][1] * b + kRule7Points[m][2] * c, ny,
+                   area * kRule7Weights[m]);
+      return;
+    }
+    const Eigen::Vector3d ab = 0.5 * (a + b), bc = 0.5 * (b + c), ca = 0.5 * (c + a);
+    for (const auto& [p, q, r] : {std::array<Eigen::Vector3d, 3>{a, ab, ca}, {ab, b, bc},
+                                  {ca, bc, c}, {ab, bc, ca}})
+      adaptive_points(x, ny, p, q, r, depth + 1, batch);
   }
 
   // One off-diagonal element: the rule by distance against size (and size against wavelength).
@@ -194,6 +238,39 @@ struct Assembler {
     }
     hyper += -static_hyper / (4 * kPi);
     return {alpha * hyper, single};
+  }
+};
+
+// Every element's points and weights (area × rule weight) under the centroid, 3- and 7-point
+// rules: frequency-independent, computed once per solve.
+struct RulePoints {
+  enum Rule { kCentroid, kThree, kSeven };
+  std::array<std::vector<Eigen::Vector3d>, 3> points;  // element j's at [j·N, (j+1)·N)
+  std::array<std::vector<double>, 3> weights;
+  const BemSurface& s;
+  explicit RulePoints(const BemSurface& surface) : s(surface) {
+    const Eigen::Index n = s.faces.rows();
+    for (Eigen::Index j = 0; j < n; ++j) {
+      const Eigen::Vector3d a = s.vertices.row(s.faces(j, 0)), b = s.vertices.row(s.faces(j, 1)),
+                            c = s.vertices.row(s.faces(j, 2));
+      const double area = s.geometry.areas_m2[j];
+      points[kCentroid].push_back(s.geometry.centres.row(j).transpose());
+      weights[kCentroid].push_back(area);
+      for (const auto& p : kRule3Points) {
+        points[kThree].push_back(p[0] * a + p[1] * b + p[2] * c);
+        weights[kThree].push_back(area / 3);
+      }
+      for (size_t m = 0; m < kRule7Points.size(); ++m) {
+        const auto& p = kRule7Points[m];
+        points[kSeven].push_back(p[0] * a + p[1] * b + p[2] * c);
+        weights[kSeven].push_back(area * kRule7Weights[m]);
+      }
+    }
+  }
+  void add(PointBatch& batch, Rule rule, int j) const {
+    const size_t count = rule == kCentroid ? 1 : rule == kThree ? 3 : 7;
+    const Eigen::Vector3d normal = s.geometry.normals.row(j).transpose();
+    for (size_t m = count * j; m < count * (j + 1); ++m) batch.push(points[rule][m], normal, weights[rule][m]);
   }
 };
 
@@ -303,54 +380,88 @@ std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz
   const cd alpha = o.burton_miller ? kI / k : cd(0);
   const Assembler assembler{s, k, alpha};
   const int n = static_cast<int>(s.faces.rows());
-  using RowMatrix = Eigen::Matrix<cd, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  // The matrix is kept in single precision: its entries are the integrals to about 1e-7, far
+  // inside the discretisation's error (~1 %), and the GMRES products, which read all of it ~50
+  // times a solve, are bound by memory bandwidth; half the bytes, half the time and memory.
+  using cf = std::complex<float>;
+  using RowMatrix = Eigen::Matrix<cf, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   RowMatrix A(n, n);
   Eigen::MatrixXcd rhs = Eigen::MatrixXcd::Zero(n, m);
   const GaussRule gauss = gauss_legendre_unit(8);
   // Far pairs on the one-point rule both ways share G, G', G'' (they depend on r alone): each
   // such pair is evaluated once, by the row of its smaller index, which writes both entries.
   // The right-hand side is summed per thread, as the mirrored entries land in other rows.
+  // Every row's regular (non-adaptive) entries are gathered as quadrature points and their
+  // kernels evaluated in one vectorised batch (bem_kernels.hpp).
   const Eigen::VectorXd& h = s.diameters_m;
+  const RulePoints rules(s);
+  const double alpha_over_i = alpha.imag();
   std::vector<Eigen::MatrixXcd> partial(omp_get_max_threads(), Eigen::MatrixXcd::Zero(n, m));
 #pragma omp parallel
   {
     Eigen::MatrixXcd& b = partial[omp_get_thread_num()];
+    PointBatch sym, regular;     // mirrored one-point pairs; the other regular points
+    std::vector<int> sym_column, regular_column;
+    Eigen::VectorXcd a_row(n), q_row(n);  // row i's coefficients of the pressure and its derivative
 #pragma omp for schedule(dynamic, 8)
     for (int i = 0; i < n; ++i) {
       const Eigen::Vector3d x = s.geometry.centres.row(i).transpose();
       const Eigen::Vector3d nx = s.geometry.normals.row(i).transpose();
+      sym.clear();
+      regular.clear();
+      sym_column.clear();
+      regular_column.clear();
       for (int j = 0; j < n; ++j) {
-        if (j == i) {
-          const RowTerms t = assembler.self(i, gauss);
-          A(i, i) = t.p - 0.5;
-          b.row(i) += (t.q + 0.5 * alpha) * q.row(i);
-          continue;
-        }
-        const Eigen::Vector3d y = s.geometry.centres.row(j).transpose();
+        if (j == i) continue;
+        const double distance = (x - s.geometry.centres.row(j).transpose()).norm();
         const double hmax = std::max(h[i], h[j]);
-        if ((x - y).norm() > kFar * hmax && k * hmax < kOnePointKh) {
-          if (j < i) continue;  // done by row j
-          const Eigen::Vector3d ny = s.geometry.normals.row(j).transpose();
-          const Kernels kk = kernels(x, nx, y, ny, k);
-          const double ai = s.geometry.areas_m2[i], aj = s.geometry.areas_m2[j];
-          A(i, j) = aj * (kk.dg_dny + alpha * kk.d2g);
-          b.row(i) += (aj * (kk.g + alpha * kk.dg_dnx)) * q.row(j);
-          // Row j, column i: x and y swap, so ∂G/∂n_x and ∂G/∂n_y swap; G and ∂²G do not.
-          A(j, i) = ai * (kk.dg_dnx + alpha * kk.d2g);
-          b.row(j) += (ai * (kk.g + alpha * kk.dg_dny)) * q.row(i);
-          continue;
+        if (distance > kFar * hmax && k * hmax < kOnePointKh) {
+          if (j > i) {  // j < i: done by row j
+            rules.add(sym, RulePoints::kCentroid, j);
+            sym_column.push_back(j);
+          }
+        } else if (distance > kFar * h[j]) {  // the rules of Assembler::element
+          rules.add(regular, k * h[j] < kOnePointKh ? RulePoints::kCentroid : RulePoints::kThree, j);
+          regular_column.insert(regular_column.end(), regular.size() - regular_column.size(), j);
+        } else if (distance > kNear * h[j]) {
+          rules.add(regular, RulePoints::kSeven, j);
+          regular_column.insert(regular_column.end(), regular.size() - regular_column.size(), j);
+        } else {  // adaptive subdivision, its points into the same batch
+          Assembler::adaptive_points(x, s.geometry.normals.row(j).transpose(), assembler.corner(j, 0),
+                                     assembler.corner(j, 1), assembler.corner(j, 2), 0, regular);
+          regular_column.insert(regular_column.end(), regular.size() - regular_column.size(), j);
         }
-        const RowTerms t = assembler.element(x, nx, j);
-        A(i, j) = t.p;
-        b.row(i) += t.q * q.row(j);
       }
+      q_row.setZero();
+      a_row.setZero();
+      const RowTerms t = assembler.self(i, gauss);
+      A(i, i) = cf(t.p - 0.5);
+      q_row[i] = t.q + 0.5 * alpha;
+      regular.evaluate(x, nx, k, alpha_over_i, false);
+      for (size_t p = 0; p < regular_column.size(); ++p) {
+        a_row[regular_column[p]] += cd(regular.kernel[0][p], regular.kernel[1][p]);
+        q_row[regular_column[p]] += cd(regular.kernel[2][p], regular.kernel[3][p]);
+      }
+      for (int j : regular_column) A(i, j) = cf(a_row[j]);
+      sym.evaluate(x, nx, k, alpha_over_i, true);
+      const double ai = s.geometry.areas_m2[i];
+      for (size_t p = 0; p < sym_column.size(); ++p) {
+        const int j = sym_column[p];
+        A(i, j) = cf(sym.kernel[0][p], sym.kernel[1][p]);
+        q_row[j] = cd(sym.kernel[2][p], sym.kernel[3][p]);
+        // Row j, column i: the weight is row i's area (the batch carried row j's).
+        const double scale = ai / s.geometry.areas_m2[j];
+        A(j, i) = cf(scale * cd(sym.kernel[4][p], sym.kernel[5][p]));
+        b.row(j) += (scale * cd(sym.kernel[6][p], sym.kernel[7][p])) * q.row(i);
+      }
+      b.row(i) += q_row.transpose() * q;
     }
   }
   for (const auto& b : partial) rhs += b;
   // Jacobi scaling: the rows differ by orders of magnitude where elements differ in size.
-  const Eigen::VectorXcd diagonal = A.diagonal();
+  const Eigen::VectorXcd diagonal = A.diagonal().cast<cd>();
   for (int i = 0; i < n; ++i) {
-    A.row(i) /= diagonal[i];
+    A.row(i) /= cf(diagonal[i]);
     rhs.row(i) /= diagonal[i];
   }
   std::vector<BemSolution> out(m);
@@ -359,20 +470,21 @@ std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz
     out[c].normal_derivative_pa_m = q.col(c);
   }
   if (n <= o.direct_below) {
-    const Eigen::PartialPivLU<Eigen::MatrixXcd> lu(A);
+    const Eigen::PartialPivLU<Eigen::MatrixXcd> lu(A.cast<cd>());
     for (int c = 0; c < m; ++c) out[c].pressure_pa = lu.solve(rhs.col(c));
     return out;
   }
   // The products row block by row block on every core (Eigen's own is single-threaded).
   const auto product = [&A, n](const Eigen::VectorXcd& v) {
-    Eigen::VectorXcd result(n);
+    const Eigen::VectorXcf v_single = v.cast<cf>();
+    Eigen::VectorXcf result(n);
     constexpr int kBlock = 64;
 #pragma omp parallel for schedule(static)
     for (int r0 = 0; r0 < n; r0 += kBlock) {
       const int rows = std::min(kBlock, n - r0);
-      result.segment(r0, rows).noalias() = A.middleRows(r0, rows) * v;
+      result.segment(r0, rows).noalias() = A.middleRows(r0, rows) * v_single;
     }
-    return result;
+    return Eigen::VectorXcd(result.cast<cd>());
   };
   for (int c = 0; c < m; ++c) {
     BemSolution& sol = out[c];
@@ -381,7 +493,7 @@ std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz
     sol.iterations = gmres(product, b, sol.pressure_pa, o.tolerance, 200, 2000);
     const double residual = (product(sol.pressure_pa) - b).norm() / std::max(b.norm(), 1e-300);
     if (!(residual <= 1e3 * o.tolerance))  // stagnated: the dense factorisation always answers
-      sol.pressure_pa = Eigen::PartialPivLU<Eigen::MatrixXcd>(A).solve(b);
+      sol.pressure_pa = Eigen::PartialPivLU<Eigen::MatrixXcd>(A.cast<cd>()).solve(b);
   }
   return out;
 }
@@ -414,25 +526,27 @@ Eigen::VectorXcd bem_far_field(const BemSurface& s, const BemSolution& sol, cons
   // G → e^{ikr}/(4πr)·e^{−ik d·(y−o)}, ∂G/∂n_y → the same times −ik d·n_y, so
   // F(d) = (1/4π) ∫ [−ik (d·n_y) p − ∂p/∂n] e^{−ik d·(y−o)} dS_y (7-point rule per element).
   const double k = sol.wavenumber_rad_m;
+  // The 7-point rule's points with their element's pressure and normal derivative, once for all
+  // directions (the sum itself is vectorised in bem_kernels.cpp).
+  const RulePoints rules(s);
+  PointBatch batch;
+  const Eigen::Index n = s.faces.rows();
+  std::vector<double> p_re, p_im, q_re, q_im;
+  for (Eigen::Index j = 0; j < n; ++j) {
+    rules.add(batch, RulePoints::kSeven, static_cast<int>(j));
+    for (size_t m = 0; m < kRule7Points.size(); ++m) {
+      p_re.push_back(sol.pressure_pa[j].real()), p_im.push_back(sol.pressure_pa[j].imag());
+      q_re.push_back(sol.normal_derivative_pa_m[j].real());
+      q_im.push_back(sol.normal_derivative_pa_m[j].imag());
+    }
+  }
+  const BemPoints points = batch.points();
   Eigen::VectorXcd out(directions.rows());
 #pragma omp parallel for schedule(dynamic, 4)
   for (Eigen::Index m = 0; m < directions.rows(); ++m) {
     const Eigen::Vector3d d = directions.row(m).transpose().normalized();
-    cd sum = 0;
-    for (int j = 0; j < s.faces.rows(); ++j) {
-      const Eigen::Vector3d a = s.vertices.row(s.faces(j, 0)), b = s.vertices.row(s.faces(j, 1)),
-                            c = s.vertices.row(s.faces(j, 2));
-      const double dn = d.dot(s.geometry.normals.row(j).transpose());
-      const cd density = -kI * k * dn * sol.pressure_pa[j] - sol.normal_derivative_pa_m[j];
-      cd phase = 0;
-      for (size_t q = 0; q < kRule7Points.size(); ++q) {
-        const Eigen::Vector3d y =
-            kRule7Points[q][0] * a + kRule7Points[q][1] * b + kRule7Points[q][2] * c;
-        phase += kRule7Weights[q] * std::polar(1.0, -k * d.dot(y - origin));
-      }
-      sum += density * phase * s.geometry.areas_m2[j];
-    }
-    out[m] = sum / (4 * kPi);
+    out[m] = far_field_sum(d, origin, k, points, p_re.data(), p_im.data(), q_re.data(), q_im.data()) /
+             (4 * kPi);
   }
   return out;
 }

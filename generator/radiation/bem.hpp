@@ -28,7 +28,9 @@ BemSurface bem_surface(const Eigen::MatrixXd& vertices_m, const Eigen::MatrixXi&
 struct BemOptions {
   double density_kg_m3 = kAirDensityKgM3;
   double speed_of_sound_m_s = kSpeedOfSoundMS;
-  double tolerance = 1e-7;  // GMRES relative residual
+  // GMRES relative residual: the matrix is held in single precision (about 1e-7), so much
+  // below 1e-6 is not reachable; the discretisation's own error is ~1 %.
+  double tolerance = 1e-6;
   // The hypersingular (normal-derivative) equation's share. Without it the solve is the plain
   // Helmholtz integral equation, which fails at the interior Dirichlet eigenfrequencies; kept as
   // a switch so that the tests can show that it matters.

@@ -58,9 +58,9 @@ void bem_radiation(ModalModel& model, const TetMesh& tets, const Eigen::MatrixXd
   // Outward normals are the solve's convention: a surface whose enclosed volume comes out
   // negative is oriented inwards, and is turned.
   if (signed_volume(SurfaceMesh{tets.vertices, faces}) < 0) faces.col(1).swap(faces.col(2));
-  // The dense system: F² complex entries (16 bytes each) and GMRES's 200 basis vectors. Refused
-  // up front rather than failing to allocate half-way.
-  const double bytes = 16.0 * faces.rows() * (faces.rows() + 201.0);
+  // The dense system: F² single-precision complex entries (8 bytes each) and GMRES's 200 basis
+  // vectors (16 bytes an entry). Refused up front rather than failing to allocate half-way.
+  const double bytes = 8.0 * faces.rows() * faces.rows() + 16.0 * faces.rows() * 201.0;
   const double available = available_memory_bytes();
   if (available > 0 && bytes > 0.8 * available)
     throw Error(fmt::format("--radiation bem: the boundary-element solve of {} surface triangles needs "

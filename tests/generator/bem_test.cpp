@@ -9,9 +9,11 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <algorithm>
 
 #include "analysis/analysis.hpp"
 #include "radiation/bem.hpp"
+#include "radiation/bem_kernels.hpp"
 #include "util/error.hpp"
 
 namespace mesh2dsp {
@@ -104,17 +106,20 @@ double worst_error(const BemSurface& s, int degree, double ka, double radius_m,
   return worst;
 }
 
-// The tolerances are what piecewise-constant elements reach on 1280 triangles (about 10 per
-// wavelength at ka = 5): measured worst 3.1 % (dipole, ka = 5) and 3.5 % (Y20, ka = 2π); 2880
-// triangles halve them. Without the Burton–Miller term the monopole is 12 % off at ka = π and
-// 37 % at ka = 2π (the interior Dirichlet eigenfrequencies), which these bounds catch.
-constexpr double kTolerance = 0.04;
+// The tolerances are what piecewise-constant elements reach on 2880 triangles (about 13 per
+// wavelength at ka = 5), measured worst: 0.72 % at ka = 0.1 and 1, 1.75 % at ka = 5 (the
+// dipole), 1.95 % at ka = π and 2π (Y20). The 1 % needs more: 5120 triangles give
+// 0.44 %, 1.19 % (dipole, ka = 5) and 1.32 % (Y20, ka = 2π); 1280 give up to 3.4 %.
+// Without the Burton–Miller term the monopole is 12 % off at ka = π and 37 % at ka = 2π
+// (the interior Dirichlet eigenfrequencies), which these bounds catch.
+double tolerance_at(double ka) { return ka <= 1 ? 0.01 : ka <= 5 ? 0.02 : 0.025; }
+constexpr double kTolerance = 0.025;
 
 const BemSurface& test_sphere() {
   static const BemSurface s = [] {
     Eigen::MatrixXd V;
     Eigen::MatrixXi F;
-    geodesic_sphere(8, 0.1, V, F);
+    geodesic_sphere(12, 0.1, V, F);
     return bem_surface(V, F);
   }();
   return s;
@@ -125,7 +130,7 @@ TEST(Bem, MonopoleDipoleAndY20AgainstExactSolutions) {
   for (int degree : {0, 1, 2})
     for (double ka : {0.1, 1.0, 5.0}) {
       const double e = worst_error(test_sphere(), degree, ka, 0.1, {}, true);
-      EXPECT_LT(e, kTolerance) << "degree " << degree << " ka " << ka;
+      EXPECT_LT(e, tolerance_at(ka)) << "degree " << degree << " ka " << ka;
     }
 }
 
@@ -265,6 +270,21 @@ TEST(Bem, BarAgainstOBrienWeights) {
   EXPECT_LT(first_bending_db, -3) << "no acoustic short circuit on the first bending mode";
   EXPECT_EQ(bem.analysis.radiation, "bem");
   EXPECT_GE(bem.modes[0].directivity_order, 2);
+}
+
+// The batch kernels' own sine and cosine (bem_kernels.cpp) against the library's, over the
+// arguments the solve sees (k·r up to a few thousand radians) and negative ones.
+TEST(Bem, VectorisedSincos) {
+  std::vector<double> x;
+  for (int i = -20000; i <= 200000; ++i) x.push_back(i * 0.0173);  // ±π/4 boundaries crossed often
+  x.push_back(3.14159265358979323846 / 4);
+  x.push_back(0);
+  std::vector<double> s(x.size()), c(x.size());
+  sincos_batch(static_cast<int>(x.size()), x.data(), s.data(), c.data());
+  double worst = 0;
+  for (size_t i = 0; i < x.size(); ++i)
+    worst = std::max({worst, std::abs(s[i] - std::sin(x[i])), std::abs(c[i] - std::cos(x[i]))});
+  EXPECT_LT(worst, 1e-13);
 }
 
 }  // namespace

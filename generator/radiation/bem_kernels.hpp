@@ -1,0 +1,40 @@
+#pragma once
+// The boundary-element solve's inner loops over many quadrature points at once: the
+// Burton–Miller kernels of one collocation point against a batch of source points, and the
+// far-field sum of one direction. Written on plain arrays (structure of arrays) with their own
+// sine and cosine so that the compiler vectorises them (glibc's scalar sincos was a quarter of
+// the solve's time, and std::complex products outside -ffast-math call a library routine).
+#include <Eigen/Core>
+#include <complex>
+
+namespace mesh2dsp {
+
+// Source points of one batch: positions, unit normals and quadrature weights (m²).
+struct BemPoints {
+  const double *x, *y, *z, *nx, *ny, *nz, *weight;
+  int count;
+};
+
+// Per source point y, times its weight, with G(x, y) = e^{ikr}/(4πr), α = i·alpha_over_i:
+//   k1 = ∂G/∂n_y + α ∂²G/∂n_x∂n_y   (the pressure's coefficient in collocation row x)
+//   k2 = G + α ∂G/∂n_x              (the normal derivative's coefficient in row x)
+//   k3 = ∂G/∂n_x + α ∂²G/∂n_x∂n_y   (the same two with x and y swapped: row y, column x,
+//   k4 = G + α ∂G/∂n_y                for pairs evaluated once for both rows)
+// Each output is re/im arrays of `count`. k3/k4 may be null when not wanted.
+struct BemKernelOut {
+  double *k1_re, *k1_im, *k2_re, *k2_im, *k3_re, *k3_im, *k4_re, *k4_im;
+};
+void burton_miller_kernels(const Eigen::Vector3d& x, const Eigen::Vector3d& normal_x, double k,
+                           double alpha_over_i, const BemPoints& points, const BemKernelOut& out);
+
+// Σ_p w_p·(−ik (d·n_p) P_p − Q_p)·e^{−ik d·(y_p − o)} over a batch of points (the far-field
+// pattern's integrand, Colton & Kress 2013, Theorem 2.6, before its 1/4π), P and Q the
+// pressure and its normal derivative of the element each point belongs to.
+std::complex<double> far_field_sum(const Eigen::Vector3d& direction, const Eigen::Vector3d& origin,
+                                   double k, const BemPoints& points, const double* p_re,
+                                   const double* p_im, const double* q_re, const double* q_im);
+
+// sin and cos of x for |x| < 2^19, to about 1e-16 absolute (exposed for its test).
+void sincos_batch(int count, const double* x, double* sin_out, double* cos_out);
+
+}  // namespace mesh2dsp
