@@ -11,6 +11,8 @@ constexpr double kPi = 3.14159265358979323846;
 // sin and cos by Cody–Waite reduction to [−π/4, π/4] (π/2 split in a 33-bit head, exact
 // against quadrant counts below 2^20, and its tail) and the minimax polynomials of fdlibm's
 // __kernel_sin/__kernel_cos (Sun Microsystems 1993). Branch-free, so a loop of it vectorises.
+// (Not glibc's vector sincos, libmvec: GCC calls it only under -ffast-math, whose other
+// assumptions — no NaN, no infinity, reassociation — the solve's checks cannot take.)
 inline void sincos_poly(double x, double& s, double& c) {
   constexpr double kTwoOverPi = 6.36619772367581382433e-01;
   constexpr double kPio2Head = 1.57079632673412561417e+00, kPio2Tail = 6.07710050650619224932e-11;
