@@ -412,8 +412,7 @@ EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
   if (n == 0 || k.rows() != m.rows()) throw Error("empty or inconsistent FEM system");
   if (options.shift >= 0) throw Error("internal: the eigen shift must be negative");
   if (options.count < 1) throw Error("internal: no eigenpairs requested");
-  const int b = options.block_size > 0 ? options.block_size
-                                       : lanczos_block_size(std::max(options.count, options.expected_count));
+  const int b = std::max(1, options.block_size);
   const int expected = std::max(options.count, options.expected_count);
   // Small problems, or most of a small spectrum: a dense solve is exact, fast and needs no
   // Krylov space as large as the problem.

@@ -20,8 +20,7 @@ namespace {
 //   stored entry of the matrix (fitted, 4.6-5.5e-7 on all four; where inside CHOLMOD it goes
 //   was not profiled), which dominates below a few 1e10 flops: 1.1-1.9 s for the first three, 13 s for
 //   the sword, where the flops alone predicted 0.2-2.1 s.
-// - Triangular solves, block of 8: 1.15e10 flop/s at 4 flops per factor entry per vector; the
-//   same time per block with a block of 12 (memory-bound: 73 and 44 ms a vector with 8 and 12).
+// - Triangular solves, block of 8: 1.15e10 flop/s at 4 flops per factor entry per vector.
 // - M products: 0.4 per Lanczos vector (three or four per block step), each 2.2 ns per stored
 //   entry while a block of x fits in the cache, 6 ns when it does not (the sword's 37 MB).
 // - The rest of the iteration (block steps, reorthogonalisation, Ritz checks): 1.24e-7 s × n × m
@@ -45,13 +44,8 @@ constexpr double kCacheBytes = 32e6;  // where an n × b block stops fitting (me
 }  // namespace
 
 int expected_basis_columns(int modes, int block_size, int dof) {
-  // About three vectors a mode with blocks of 8, a little more with wider ones (the spot scan's
-  // 314: 968 vectors with 8, 1 044 with 12).
-  const double per_mode = 3.0 + std::max(0, block_size - 8) / 16.0;
-  return std::min(dof, static_cast<int>(std::ceil(per_mode * modes)) + 4 * block_size);
+  return std::min(dof, 3 * modes + 4 * block_size);
 }
-
-int lanczos_block_size(int modes) { return modes >= 150 ? 12 : 8; }
 
 SolveEstimate estimate_eigen_solve(int dof, double nonzeros_lower, const FactorSize& factor,
                                    int modes, int block_size) {
@@ -74,7 +68,7 @@ SolveEstimate estimate_eigen_solve(int dof, double nonzeros_lower, const FactorS
   // The basis a solid needs is about the memory bound above (the wheel and the statue-like
   // blob: 968 vectors for 314 modes); thin and slender objects need less (the bell: 240 for 64,
   // about 700 for 314), where the estimate errs long.
-  e.solve_s = (m / block_size) * 8 * 4 * factor.entries / kSolveFlopsPerS;
+  e.solve_s = m * 4 * factor.entries / kSolveFlopsPerS;
   // 0 while an n × b block fits in the cache, 1 when it is far larger.
   const double uncached = std::min(1.0, 8 * n * block_size / kCacheBytes);
   e.mass_s = kMassProductsPerVector * m * nonzeros_lower *

@@ -32,13 +32,6 @@ SolveEstimate estimate_eigen_solve(int dof, double nonzeros_lower, const FactorS
 // the count with blocks of 8 and a residual tolerance of 1e-10).
 int expected_basis_columns(int modes, int block_size, int dof);
 
-// The Lanczos block for a solve of `modes`: 8, or 12 from 150 modes. Each block's triangular
-// solve reads the whole factor twice whatever its width (memory-bound), so wider blocks read it
-// less often: at 300 modes of the spot scan (125 k DOF) 12 took the solves from 71 to 45 s and
-// the iteration from 174 to 134 s (both on a busy machine), for 8 % more vectors; below 150
-// modes the basis is too short for that to pay.
-int lanczos_block_size(int modes);
-
 // MemAvailable from /proc/meminfo (what can be allocated without swapping); 0 when unknown.
 double available_memory_bytes();
 
