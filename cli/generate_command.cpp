@@ -40,7 +40,7 @@ void run_generate(const AnalysisOptions& analysis, GenerateRequest o, const std:
   if (!web.empty() && !model.surface)  // before any output is written
     throw Error("--web needs the surface data the model file does not carry: give generate the "
                 "mesh, or a model written by `mesh2dsp modes MESH --surface-data`");
-  if (o.ambisonics) ambisonic_gains(model, o.ambisonics);  // a model without directivity fails here, before any output
+  if (o.ambisonics) check_ambisonic_model(model, o.ambisonics);  // before any output
   if (!is_quiet()) fmt::print(stderr, "{}\n", summary_line(model, report));
   if (!web.empty()) {
     const WebPage page = write_web_page(model, web, provenance_settings(model, analysis.input, o.author, o.license));

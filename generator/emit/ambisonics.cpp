@@ -28,7 +28,7 @@ void check_ambisonic_order(int order) {
     throw Error(fmt::format("--ambisonics {}: the order must be 1 to {}", order, kMaxDirectivityOrder));
 }
 
-AmbisonicGains ambisonic_gains(const ModalModel& model, int order, bool quadrature) {
+void check_ambisonic_model(const ModalModel& model, int order) {
   check_ambisonic_order(order);
   const int stored = stored_directivity_order(model);
   if (stored < 0)
@@ -41,7 +41,10 @@ AmbisonicGains ambisonic_gains(const ModalModel& model, int order, bool quadratu
   for (const auto& mode : model.modes) highest = std::max(highest, mode.directivity_order);
   if (order > highest)
     throw Error(fmt::format("--ambisonics {}: the model's directivity goes to order {} at most", order, highest));
+}
 
+AmbisonicGains ambisonic_gains(const ModalModel& model, int order, bool quadrature) {
+  check_ambisonic_model(model, order);
   AmbisonicGains out;
   out.order = order;
   const int channels = ambisonic_channel_count(order);

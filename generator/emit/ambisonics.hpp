@@ -39,6 +39,10 @@ struct AmbisonicGains {
   std::vector<double> phase_rad, kept_energy;
 };
 
+// Throws mesh2dsp::Error for an order outside 1..kMaxDirectivityOrder, a model without
+// directivity, or an order above what it stores (what ambisonic_gains needs, checked alone).
+void check_ambisonic_model(const ModalModel& model, int order);
+
 // The channel gains of every mode. With `quadrature` (the resonator gives each mode's velocity
 // v and its quadrature q, as the coupled-form one does: the complex state z, v = Re z − k Im z,
 // q = Im z + k Re z, so that v − iq is the e^{−iωt} phasor's signal) the encoding is exact:

@@ -96,7 +96,7 @@ EmitModel make_emit_model(const ModalModel& model, const std::string& name_overr
       const auto& pickup = e.contact_microphone ? excite : pickups[l];
       double sum = 0;
       for (int n = 0; n < n_modes; ++n) {
-        const size_t at = (static_cast<size_t>(l) * e.point_count + k) * n_modes + n;
+        const size_t at = e.gain_index(l, k, n);
         e.gains[at] = excite[n] * pickup[n];
         if (quadratures.empty()) {
           sum += std::abs(e.gains[at]);

@@ -62,9 +62,10 @@ struct EmitModel {
   // contact; may be empty.
   std::vector<std::array<int, 3>> triangles;
 
-  double gain(int output, int point, int mode) const {
-    return gains[(static_cast<size_t>(output) * point_count + point) * mode_count + mode];
+  size_t gain_index(int output, int point, int mode) const {
+    return (static_cast<size_t>(output) * point_count + point) * mode_count + mode;
   }
+  double gain(int output, int point, int mode) const { return gains[gain_index(output, point, mode)]; }
 };
 
 // Throws mesh2dsp::Error when the model cannot be emitted (no modes, no excitation points,

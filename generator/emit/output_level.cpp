@@ -31,8 +31,7 @@ double strike_peak(const EmitModel& m, int point, double hardness, double rate_h
       if (!m.gains_quadrature.empty()) {  // ambisonic outputs: the quadrature signal's share too
         const double q = z.imag() + k * z.real();
         for (int l = 0; l < m.output_count; ++l)
-          out[i * m.output_count + l] +=
-              q * m.gains_quadrature[(static_cast<size_t>(l) * m.point_count + point) * m.mode_count + n];
+          out[i * m.output_count + l] += q * m.gains_quadrature[m.gain_index(l, point, n)];
       }
     }
   }

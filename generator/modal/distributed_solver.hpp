@@ -1,7 +1,7 @@
 #pragma once
 // The distributed eigen solve (`--solver slepc`) as a hook. It lives in its own library,
-// mesh2dsp_modal_slepc (PETSc, SLEPc, MPI: some 90 shared libraries, 21 MB resident and most of
-// the start-up time of a process that loads them), which a program links only when it offers
+// mesh2dsp_modal_slepc (PETSc, SLEPc, MPI: some 90 shared libraries and 21 MB resident in a
+// process that loads them), which a program links only when it offers
 // the solver and then registers once at start (register_slepc_solver, slepc_solve.hpp). The
 // analysis calls it through here; without it `--solver slepc` is one error.
 #include <functional>

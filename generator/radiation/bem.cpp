@@ -109,6 +109,12 @@ struct PointBatch {
 // the sphere checks: rules twice as far out change the result by under 0.2 %, far below the
 // error of the piecewise-constant discretisation, and cost 40 % more on the bundled bowl.
 constexpr double kFar = 3, kNear = 1.5, kOnePointKh = 1.0, kSplit = 1.5;
+enum class ElementRule { kCentroid, kThree, kSeven, kAdaptive };
+// The rule for an element of diameter h at `distance` from the collocation point (above).
+inline ElementRule element_rule(double distance, double h, double k) {
+  if (distance > kFar * h) return k * h < kOnePointKh ? ElementRule::kCentroid : ElementRule::kThree;
+  return distance > kNear * h ? ElementRule::kSeven : ElementRule::kAdaptive;
+}
 struct RowTerms {
   cd p, q;
 };
@@ -178,15 +184,16 @@ struct Assembler {
     const Eigen::Vector3d ny = s.geometry.normals.row(j).transpose();
     const double h = s.diameters_m[j], area = s.geometry.areas_m2[j];
     const double distance = (x - s.geometry.centres.row(j).transpose()).norm();
-    if (distance > kFar * h) {
-      if (k * h < kOnePointKh) {
+    switch (element_rule(distance, h, k)) {
+      case ElementRule::kCentroid: {
         const Eigen::Vector3d y = s.geometry.centres.row(j).transpose();
         const Kernels kk = kernels(x, nx, y, ny, k);
         return {area * (kk.dg_dny + alpha * kk.d2g), area * (kk.g + alpha * kk.dg_dnx)};
       }
-      return rule<3>(x, nx, ny, a, b, c, area, kRule3Points, nullptr);
+      case ElementRule::kThree: return rule<3>(x, nx, ny, a, b, c, area, kRule3Points, nullptr);
+      case ElementRule::kSeven: return rule<7>(x, nx, ny, a, b, c, area, kRule7Points, kRule7Weights.data());
+      case ElementRule::kAdaptive: break;
     }
-    if (distance > kNear * h) return rule<7>(x, nx, ny, a, b, c, area, kRule7Points, kRule7Weights.data());
     return adaptive(x, nx, ny, a, b, c, 0);
   }
 
@@ -244,33 +251,35 @@ struct Assembler {
 // Every element's points and weights (area × rule weight) under the centroid, 3- and 7-point
 // rules: frequency-independent, computed once per solve.
 struct RulePoints {
-  enum Rule { kCentroid, kThree, kSeven };
-  std::array<std::vector<Eigen::Vector3d>, 3> points;  // element j's at [j·N, (j+1)·N)
+  std::array<std::vector<Eigen::Vector3d>, 3> points;  // by ElementRule (not kAdaptive); element j's at [j·N, (j+1)·N)
   std::array<std::vector<double>, 3> weights;
   const BemSurface& s;
   explicit RulePoints(const BemSurface& surface) : s(surface) {
     const Eigen::Index n = s.faces.rows();
+    constexpr auto centroid = static_cast<size_t>(ElementRule::kCentroid), three = static_cast<size_t>(ElementRule::kThree),
+                   seven = static_cast<size_t>(ElementRule::kSeven);
     for (Eigen::Index j = 0; j < n; ++j) {
       const Eigen::Vector3d a = s.vertices.row(s.faces(j, 0)), b = s.vertices.row(s.faces(j, 1)),
                             c = s.vertices.row(s.faces(j, 2));
       const double area = s.geometry.areas_m2[j];
-      points[kCentroid].push_back(s.geometry.centres.row(j).transpose());
-      weights[kCentroid].push_back(area);
+      points[centroid].push_back(s.geometry.centres.row(j).transpose());
+      weights[centroid].push_back(area);
       for (const auto& p : kRule3Points) {
-        points[kThree].push_back(p[0] * a + p[1] * b + p[2] * c);
-        weights[kThree].push_back(area / 3);
+        points[three].push_back(p[0] * a + p[1] * b + p[2] * c);
+        weights[three].push_back(area / 3);
       }
       for (size_t m = 0; m < kRule7Points.size(); ++m) {
         const auto& p = kRule7Points[m];
-        points[kSeven].push_back(p[0] * a + p[1] * b + p[2] * c);
-        weights[kSeven].push_back(area * kRule7Weights[m]);
+        points[seven].push_back(p[0] * a + p[1] * b + p[2] * c);
+        weights[seven].push_back(area * kRule7Weights[m]);
       }
     }
   }
-  void add(PointBatch& batch, Rule rule, int j) const {
-    const size_t count = rule == kCentroid ? 1 : rule == kThree ? 3 : 7;
+  void add(PointBatch& batch, ElementRule rule, int j) const {
+    const size_t count = rule == ElementRule::kCentroid ? 1 : rule == ElementRule::kThree ? 3 : 7;
+    const auto r = static_cast<size_t>(rule);
     const Eigen::Vector3d normal = s.geometry.normals.row(j).transpose();
-    for (size_t m = count * j; m < count * (j + 1); ++m) batch.push(points[rule][m], normal, weights[rule][m]);
+    for (size_t m = count * j; m < count * (j + 1); ++m) batch.push(points[r][m], normal, weights[r][m]);
   }
 };
 
@@ -417,14 +426,11 @@ std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz
         const double hmax = std::max(h[i], h[j]);
         if (distance > kFar * hmax && k * hmax < kOnePointKh) {
           if (j > i) {  // j < i: done by row j
-            rules.add(sym, RulePoints::kCentroid, j);
+            rules.add(sym, ElementRule::kCentroid, j);
             sym_column.push_back(j);
           }
-        } else if (distance > kFar * h[j]) {  // the rules of Assembler::element
-          rules.add(regular, k * h[j] < kOnePointKh ? RulePoints::kCentroid : RulePoints::kThree, j);
-          regular_column.insert(regular_column.end(), regular.size() - regular_column.size(), j);
-        } else if (distance > kNear * h[j]) {
-          rules.add(regular, RulePoints::kSeven, j);
+        } else if (const ElementRule rule = element_rule(distance, h[j], k); rule != ElementRule::kAdaptive) {
+          rules.add(regular, rule, j);
           regular_column.insert(regular_column.end(), regular.size() - regular_column.size(), j);
         } else {  // adaptive subdivision, its points into the same batch
           Assembler::adaptive_points(x, s.geometry.normals.row(j).transpose(), assembler.corner(j, 0),
@@ -533,7 +539,7 @@ Eigen::VectorXcd bem_far_field(const BemSurface& s, const BemSolution& sol, cons
   const Eigen::Index n = s.faces.rows();
   std::vector<double> p_re, p_im, q_re, q_im;
   for (Eigen::Index j = 0; j < n; ++j) {
-    rules.add(batch, RulePoints::kSeven, static_cast<int>(j));
+    rules.add(batch, ElementRule::kSeven, static_cast<int>(j));
     for (size_t m = 0; m < kRule7Points.size(); ++m) {
       p_re.push_back(sol.pressure_pa[j].real()), p_im.push_back(sol.pressure_pa[j].imag());
       q_re.push_back(sol.normal_derivative_pa_m[j].real());
