@@ -354,9 +354,19 @@ Eigen::VectorXd local_thickness(const SurfaceMesh& surface) {
   return thickness_m;
 }
 
+bool walls_set_elements(const Eigen::VectorXd& vertex_thickness_m,
+                        const std::function<double(double thickness_m)>& edge_length_m) {
+  const double thick_part_edge_m = edge_length_m(INFINITY);
+  const auto walled = std::count_if(vertex_thickness_m.begin(), vertex_thickness_m.end(),
+                                    [&](double t) { return edge_length_m(t) < thick_part_edge_m; });
+  return 2 * walled > vertex_thickness_m.size();
+}
+
 TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options) {
   Polyhedron polyhedron = cgal::to_cgal(surface);
-  const ThicknessField thickness(polyhedron, local_thickness(surface));
+  const ThicknessField thickness(polyhedron, options.vertex_thickness_m.size() == surface.vertices.rows()
+                                                 ? options.vertex_thickness_m
+                                                 : local_thickness(surface));
   // No crease is protected as a feature edge: CGAL 5.5's protection of feature polylines ran
   // for minutes or crashed (SIGBUS) on the quad-scanned sword look-alike, with 17 creases. A
   // crease is then followed within the facet distance bound like any curved part (a CAD
@@ -371,7 +381,7 @@ TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options
   const SizingField facet_distance(thickness, options.max_boundary_distance_m);
   const Criteria criteria(Criteria::Facet_criteria(25.0, facet_radius, facet_distance,
                                                    CGAL::FACET_VERTICES_ON_SURFACE),
-                          Criteria::Cell_criteria(3.0, cell_radius));
+                          Criteria::Cell_criteria(options.cell_radius_edge_bound, cell_radius));
   // Exudation removes the slivers Delaunay refinement leaves (1.8 s for 20 000 elements of the
   // cow scan, worst quality 5e-4 -> 0.027); perturbation was tried as well and ran into a
   // 10 s limit on the same mesh for 0.046.

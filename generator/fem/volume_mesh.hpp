@@ -27,7 +27,18 @@ struct VolumeMeshOptions {
   // How far the boundary of the mesh may leave the input surface at a point, given the local
   // thickness there, m (Mesh_3's facet distance: the sag of a boundary facet).
   std::function<double(double thickness_m)> max_boundary_distance_m;
+  // local_thickness(surface), when the caller has it already; computed when empty.
+  Eigen::VectorXd vertex_thickness_m;
+  // The bound on each cell's circumradius over its shortest edge (Delaunay refinement is
+  // guaranteed to end from 2 up; lower is tried and usually ends too).
+  double cell_radius_edge_bound = 3.0;
 };
+
+// Whether the walls set the element edge (edge_length_m of the local thickness below that of a
+// thick part's, edge_length_m(∞)) at more than half of the vertices: a bell, a blade, a bracket's
+// plates; not a statue or a scanned cow, whose thin parts are limbs.
+bool walls_set_elements(const Eigen::VectorXd& vertex_thickness_m,
+                        const std::function<double(double thickness_m)>& edge_length_m);
 
 // The tetrahedra of the domain bounded by `surface` (closed, outward, not self-intersecting:
 // check_and_orient_surface). The surface vertices of the result come first

@@ -81,6 +81,45 @@ inline TestSurface cylinder(double length, double radius, int segments, int ring
   return s;
 }
 
+// A ball of radius `ball` with a horn on top (radius `horn`, `length` from where it leaves the
+// ball to where its rounded tip starts), revolved about z like a turned or scanned part: `segments`
+// facets around and fine, even rings along the profile (each ring a few mm apart), so that the
+// analysis meshes its volume rather than keeping its triangles. The horn is a solid's limb, the
+// shape where a scanned cow's horn modes were too high.
+inline TestSurface horned_ball(double ball, double horn, double length, int segments) {
+  std::vector<std::array<double, 2>> profile;  // (r, z), south pole excluded, tip excluded
+  const double join = std::asin(horn / ball);  // polar angle where the ball meets the horn
+  const int ball_rings = 120, horn_rings = 80, tip_rings = 16;
+  for (int i = 1; i <= ball_rings; ++i) {
+    const double theta = M_PI - (M_PI - join) * i / ball_rings;
+    profile.push_back({ball * std::sin(theta), ball * std::cos(theta)});
+  }
+  const double base = ball * std::cos(join);
+  for (int i = 1; i <= horn_rings; ++i) profile.push_back({horn, base + length * i / horn_rings});
+  for (int i = 1; i < tip_rings; ++i) {
+    const double phi = 0.5 * M_PI * i / tip_rings;
+    profile.push_back({horn * std::cos(phi), base + length + horn * std::sin(phi)});
+  }
+  TestSurface s;
+  const int south = s.add(0, 0, -ball);
+  for (const auto& [r, z] : profile)
+    for (int k = 0; k < segments; ++k) {
+      const double a = 2 * M_PI * k / segments;
+      s.add(r * std::cos(a), r * std::sin(a), z);
+    }
+  const int tip = s.add(0, 0, base + length + horn);
+  const int rings = static_cast<int>(profile.size());
+  auto at = [&](int ring, int k) { return 1 + ring * segments + k % segments; };
+  for (int k = 0; k < segments; ++k) s.tri(south, at(0, k + 1), at(0, k));
+  for (int i = 0; i + 1 < rings; ++i)
+    for (int k = 0; k < segments; ++k) {
+      s.tri(at(i, k), at(i, k + 1), at(i + 1, k + 1));
+      s.tri(at(i, k), at(i + 1, k + 1), at(i + 1, k));
+    }
+  for (int k = 0; k < segments; ++k) s.tri(at(rings - 1, k), at(rings - 1, k + 1), tip);
+  return s;
+}
+
 // A box [0,a]×[0,b]×[0,c] (a the long side) triangulated the way CAD exporters often do it: the
 // long edges are split into `n` pieces and each long face is two fans of slivers, one from a
 // corner of each long edge to all the points of the other (aspect about n·a/b).

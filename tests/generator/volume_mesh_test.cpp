@@ -238,3 +238,11 @@ TEST(VolumeMesh, LocalThicknessMeasuresTheWallOfAShell) {
   for (Eigen::Index i = 0; i < t.size(); ++i) on_wall += std::abs(t[i] - 0.01) < 1e-3;
   EXPECT_GT(on_wall, 0.8 * t.size());
 }
+
+TEST(VolumeMesh, WallsSetTheElementsOfAShellNotOfABall) {
+  // Elements of 3/4 of the wall where it is thinner than the 5 cm a thick part gets: a hollow
+  // sphere's 4 mm wall sets them everywhere, a solid ball's 20 cm nowhere.
+  const auto edge_m = [](double wall_m) { return std::min(0.05, 0.75 * wall_m); };
+  EXPECT_TRUE(walls_set_elements(local_thickness(hollow_sphere(0.1, 0.004, 24, 48)), edge_m));
+  EXPECT_FALSE(walls_set_elements(local_thickness(uv_sphere(0.1, 24, 48)), edge_m));
+}
