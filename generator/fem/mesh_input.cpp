@@ -154,7 +154,11 @@ TetMesh physics_sized_mesh(const SurfaceMesh& input, const Material& material, d
                         : options.element_scale * element_edge_length(material, sizing_hz, wall_m);
   };
   v.vertex_thickness_m = local_thickness(input);
-  const bool walled = walls_set_elements(v.vertex_thickness_m, v.edge_length_m);
+  // Classified by the sizing rule even when a volume bound fixes the edge (the coarse pass, or
+  // --max-tet-volume): a bell stays a bell.
+  const bool walled = walls_set_elements(v.vertex_thickness_m, [&](double wall_m) {
+    return element_edge_length(material, sizing_hz, wall_m);
+  });
   v.cell_radius_edge_bound = walled ? kWallRadiusEdgeBound : kSolidRadiusEdgeBound;
   const double min_boundary_distance_per_edge =
       walled ? kMinBoundaryDistancePerWallEdge : kMinBoundaryDistancePerSolidEdge;
