@@ -27,6 +27,7 @@
 #include "fem/elements.hpp"
 #include "fem/resolution.hpp"
 #include "util/error.hpp"
+#include "util/progress.hpp"
 
 namespace mesh2dsp {
 namespace {
@@ -379,17 +380,31 @@ TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options
   const SizingField facet_radius(thickness, [&](double t) { return 0.58 * options.edge_length_m(t); });
   const SizingField cell_radius(thickness, [&](double t) { return 0.61 * options.edge_length_m(t); });
   const SizingField facet_distance(thickness, options.max_boundary_distance_m);
-  const Criteria criteria(Criteria::Facet_criteria(25.0, facet_radius, facet_distance,
-                                                   CGAL::FACET_VERTICES_ON_SURFACE),
-                          Criteria::Cell_criteria(options.cell_radius_edge_bound, cell_radius));
+  auto criteria = [&](double radius_edge_bound) {
+    return Criteria(Criteria::Facet_criteria(25.0, facet_radius, facet_distance, CGAL::FACET_VERTICES_ON_SURFACE),
+                    Criteria::Cell_criteria(radius_edge_bound, cell_radius));
+  };
   // Exudation removes the slivers Delaunay refinement leaves (1.8 s for 20 000 elements of the
   // cow scan, worst quality 5e-4 -> 0.027); perturbation was tried as well and ran into a
   // 10 s limit on the same mesh for 0.046.
   // Delaunay refinement alone may leave two parts of the boundary touching at a vertex or an
   // edge; the excitation normals and the surface data need a 2-manifold, made afterwards
   // (cells_pinching_the_boundary) rather than by Mesh_3's manifold criterion.
-  Complex complex = CGAL::make_mesh_3<Complex>(domain, criteria, CGAL::parameters::no_perturb(),
-                                               CGAL::parameters::exude());
+  // Refinement is guaranteed to end only for a radius-edge bound of 2 or more: below it, the
+  // vertices are capped, and a mesh that reaches the cap is made again at 3.
+  CGAL::Mesh_error_code error = CGAL::CGAL_MESH_3_NO_ERROR;
+  CGAL::parameters::internal::Mesh_3_options capped;
+  capped.maximal_number_of_vertices = options.cell_radius_edge_bound < 2 ? options.max_refinement_vertices : 0;
+  capped.pointer_to_error_code = &error;
+  Complex complex = CGAL::make_mesh_3<Complex>(domain, criteria(options.cell_radius_edge_bound),
+                                               CGAL::parameters::no_perturb(), CGAL::parameters::exude(), capped);
+  if (error == CGAL::CGAL_MESH_3_MAXIMAL_NUMBER_OF_VERTICES_REACHED) {
+    notice(fmt::format("volume meshing: cells bounded at {} times their shortest edge did not settle "
+                       "within {} vertices; meshed again at 3",
+                       options.cell_radius_edge_bound, options.max_refinement_vertices));
+    complex = CGAL::make_mesh_3<Complex>(domain, criteria(3.0), CGAL::parameters::no_perturb(),
+                                         CGAL::parameters::exude());
+  }
   // A symmetric input can leave exactly flat cells inside (four refinement points on a bar's
   // mid-plane), which exudation does not see: then the vertices are perturbed, briefly.
   auto worst_quality = [&] {

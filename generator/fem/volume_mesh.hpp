@@ -32,6 +32,10 @@ struct VolumeMeshOptions {
   // The bound on each cell's circumradius over its shortest edge (Delaunay refinement is
   // guaranteed to end from 2 up; lower is tried and usually ends too).
   double cell_radius_edge_bound = 3.0;
+  // Below a bound of 2 refinement may not end (near sharp input features): at this many
+  // vertices it stops and the mesh is made again at 3 (a million vertices is ~6 million
+  // elements, far beyond what the eigen solve takes).
+  std::size_t max_refinement_vertices = 1'000'000;
 };
 
 // Whether the walls set the element edge (edge_length_m of the local thickness below that of a

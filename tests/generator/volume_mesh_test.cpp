@@ -246,3 +246,17 @@ TEST(VolumeMesh, WallsSetTheElementsOfAShellNotOfABall) {
   EXPECT_TRUE(walls_set_elements(local_thickness(hollow_sphere(0.1, 0.004, 24, 48)), edge_m));
   EXPECT_FALSE(walls_set_elements(local_thickness(uv_sphere(0.1, 24, 48)), edge_m));
 }
+
+TEST(VolumeMesh, ARefinementThatDoesNotSettleUnderItsCapIsMadeAgainAtTheGuaranteedBound) {
+  // A cell bound below 2 is capped (refinement may not end near sharp features); a cap of 50
+  // vertices is reached on a sphere meshed at 25 mm, and the mesh is made again at 3: the same
+  // sound mesh as one asked at 3.
+  const SurfaceMesh sphere = uv_sphere(0.1, 32, 64);
+  VolumeMeshOptions tight = uniform(0.025, 0.001);
+  tight.cell_radius_edge_bound = 1.5;
+  tight.max_refinement_vertices = 50;
+  const TetMesh capped = mesh_volume(sphere, tight);
+  const TetMesh at_three = mesh_volume(sphere, uniform(0.025, 0.001));
+  EXPECT_EQ(capped.tets.rows(), at_three.tets.rows());
+  EXPECT_GT(tet_quality_report(capped, 1e-3).min_quality, 1e-3);
+}
