@@ -174,6 +174,24 @@ struct CurvedTriangle {
   }
 };
 
+// Reference coordinates (ξ, η) of a barycentric rule point (λ₁, λ₂, λ₃).
+inline Eigen::Vector2d reference_point(const std::array<double, 3>& barycentric) {
+  return {barycentric[1], barycentric[2]};
+}
+
+// The Jacobian signed against the corners' plane at the collocation and 7-point rule points: a
+// patch folded by its edge points turns its normal over somewhere (a degenerate one has none).
+bool folded(const CurvedTriangle& t) {
+  const Eigen::Vector3d flat_normal = (t.node[1] - t.node[0]).cross(t.node[2] - t.node[0]).normalized();
+  double min_jacobian = 0;
+  for (size_t m = 0; m < kRule7Points.size(); ++m) {  // the rule's first point is the centroid
+    const CurvedTriangle::Point p = t.at(reference_point(kRule7Points[m]));
+    const double signed_jacobian = p.jacobian * p.normal.dot(flat_normal);
+    min_jacobian = m == 0 ? signed_jacobian : std::min(min_jacobian, signed_jacobian);
+  }
+  return !(min_jacobian > 0);
+}
+
 CurvedTriangle curved_triangle(const BemSurface& s, Eigen::Index j) {
   CurvedTriangle t;
   for (int c = 0; c < 3; ++c) {
@@ -187,11 +205,6 @@ CurvedTriangle curved_triangle(const BemSurface& s, Eigen::Index j) {
     t.affine = true;
   }
   return t;
-}
-
-// Reference coordinates (ξ, η) of a barycentric rule point (λ₁, λ₂, λ₃).
-inline Eigen::Vector2d reference_point(const std::array<double, 3>& barycentric) {
-  return {barycentric[1], barycentric[2]};
 }
 
 // Near-singular: split the reference triangle in four until each piece's image is far against
@@ -424,7 +437,7 @@ int gmres(const Apply& A, const Eigen::VectorXcd& b, Eigen::VectorXcd& x, double
 }  // namespace
 
 BemSurface bem_surface(const Eigen::MatrixXd& vertices, const Eigen::MatrixXi& faces,
-                       const Eigen::MatrixXd& edge_points_m) {
+                       const Eigen::MatrixXd& edge_points_m, bool straighten_folded) {
   const Eigen::Index n = faces.rows();
   if (edge_points_m.size() > 0 && (edge_points_m.rows() != 3 * n || edge_points_m.cols() != 3))
     throw Error(fmt::format("{} edge points for {} surface triangles (3 per triangle expected)",
@@ -445,23 +458,23 @@ BemSurface bem_surface(const Eigen::MatrixXd& vertices, const Eigen::MatrixXi& f
   s.geometry.areas_m2.resize(n);
   s.diameters_m.resize(n);
   for (Eigen::Index j = 0; j < n; ++j) {
-    const CurvedTriangle t = curved_triangle(s, j);
+    CurvedTriangle t = curved_triangle(s, j);
+    if (straighten_folded && edge_points_m.size() > 0 && folded(t)) {
+      for (int e = 0; e < 3; ++e)
+        s.edge_points_m.row(3 * j + e) = 0.5 * (vertices.row(faces(j, e)) + vertices.row(faces(j, (e + 1) % 3)));
+      t = curved_triangle(s, j);
+      ++s.straightened;
+    }
     s.diameters_m[j] = std::max({(t.node[1] - t.node[0]).norm(), (t.node[2] - t.node[1]).norm(),
                                  (t.node[0] - t.node[2]).norm()});
     const CurvedTriangle::Point centre = t.at(1.0 / 3, 1.0 / 3);
     s.geometry.centres.row(j) = centre.position.transpose();
     s.geometry.normals.row(j) = centre.normal.transpose();
-    // The Jacobian signed against the corners' plane: a patch folded by its edge points turns
-    // its normal over somewhere.
-    const Eigen::Vector3d flat_normal = (t.node[1] - t.node[0]).cross(t.node[2] - t.node[0]).normalized();
-    double area = 0, min_jacobian = centre.jacobian * centre.normal.dot(flat_normal);
-    for (size_t m = 0; m < kRule7Points.size(); ++m) {
-      const CurvedTriangle::Point p = t.at(reference_point(kRule7Points[m]));
-      area += 0.5 * kRule7Weights[m] * p.jacobian;
-      min_jacobian = std::min(min_jacobian, p.jacobian * p.normal.dot(flat_normal));
-    }
+    double area = 0;
+    for (size_t m = 0; m < kRule7Points.size(); ++m)
+      area += 0.5 * kRule7Weights[m] * t.at(reference_point(kRule7Points[m])).jacobian;
     s.geometry.areas_m2[j] = area;
-    if (!(min_jacobian > 0))
+    if (!(area > 0) || folded(t))
       throw Error(fmt::format("surface triangle {} has no area{}: the radiation solve needs a "
                               "surface without degenerate triangles",
                               j, edge_points_m.size() > 0 ? " or is folded by its edge points" : ""));

@@ -28,13 +28,16 @@ struct BemSurface {
   // outward unit normal there, and the patch's area.
   TriangleGeometry geometry;
   Eigen::VectorXd diameters_m;  // longest corner-to-corner distance of each triangle
+  int straightened = 0;         // curved triangles made flat as folded (bem_surface)
 };
 // Without edge points (an empty matrix) the triangles are flat; with them (3F × 3, rows as in
 // BemSurface::edge_points_m) curved: a quadratic finite-element mesh's boundary, whose edge
 // nodes lie on the object's surface, gives the solve that surface to second order instead of its
-// inscribed polyhedron. Throws mesh2dsp::Error for degenerate or folded triangles.
+// inscribed polyhedron. Throws mesh2dsp::Error for degenerate triangles, and for triangles
+// folded by their edge points unless `straighten_folded`, which makes those flat instead
+// (counted in BemSurface::straightened).
 BemSurface bem_surface(const Eigen::MatrixXd& vertices_m, const Eigen::MatrixXi& faces,
-                       const Eigen::MatrixXd& edge_points_m = {});
+                       const Eigen::MatrixXd& edge_points_m = {}, bool straighten_folded = false);
 
 struct BemOptions {
   double density_kg_m3 = kAirDensityKgM3;

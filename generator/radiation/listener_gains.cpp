@@ -93,7 +93,12 @@ void bem_radiation(ModalModel& model, const TetMesh& tets, const FemMesh& fem, c
                             "{} of memory, and {} is available: use --radiation obrien, or a coarser "
                             "surface (--surface-edge)",
                             faces.rows(), format_bytes(bytes), format_bytes(available)));
-  const BemSurface surface = bem_surface(tets.vertices, faces, edge_points);
+  // A boundary triangle its edge nodes would fold (the FEM straightens edges that fold a
+  // tetrahedron, not every such face) is solved flat rather than stopping the analysis.
+  const BemSurface surface = bem_surface(tets.vertices, faces, edge_points, true);
+  if (surface.straightened > 0)
+    notice(fmt::format("--radiation bem: {} curved boundary triangles folded by their edge nodes are solved flat",
+                       surface.straightened));
   // The directivity's origin: the surface's area-weighted centre; its radius: the farthest
   // vertex from there (for the expansion's order).
   const Eigen::VectorXd& areas = surface.geometry.areas_m2;

@@ -215,6 +215,11 @@ TEST(Bem, BadInputIsAnError) {
   EXPECT_NO_THROW(bem_surface(V, F, edge_points));
   edge_points.row(0) << 0.5, 2, 0;  // edge (0, 1)'s point pulled across the triangle
   EXPECT_THROW(bem_surface(V, F, edge_points), Error);
+  // ... unless asked to make such triangles flat (the analysis does).
+  const BemSurface straightened = bem_surface(V, F, edge_points, true);
+  EXPECT_EQ(straightened.straightened, 1);
+  EXPECT_NEAR(straightened.geometry.areas_m2[0], 0.5, 1e-12);
+  EXPECT_EQ(bem_surface(V, F, Eigen::MatrixXd(), true).straightened, 0);
 }
 
 // The bundled bar's surface (a box with sharp edges, triangles of 10 mm): uniform normal
