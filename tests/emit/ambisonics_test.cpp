@@ -204,19 +204,25 @@ int main(int argc, char** argv) {
   }
 }
 )";
-    emit_test::write_text(dir / "harness.cpp", harness);
-    const auto c = run("cd '" + dir.string() + "' && " + MESH2DSP_CXX + " -std=c++17 -O2 -Wall -Werror harness.cpp -o harness");
+    ASSERT_NO_FATAL_FAILURE(compile_harness("harness", harness));
+  }
+  // Writes `source` as NAME.cpp in the scratch folder and compiles it to NAME.
+  void compile_harness(const std::string& name, const std::string& source) {
+    emit_test::write_text(dir / (name + ".cpp"), source);
+    const auto c = run("cd '" + dir.string() + "' && " + MESH2DSP_CXX + " -std=c++17 -O2 -Wall -Werror " + name +
+                       ".cpp -o " + name);
     ASSERT_EQ(c.status, 0) << c.output;
   }
-  // The harness's samples with the yaw given (degrees, as text: "nan" and the like pass as such).
-  std::vector<Eigen::VectorXd> render(const std::string& yaw, int channels) {
-    const auto r = run("'" + (dir / "harness").string() + "' " + yaw);
+  // A harness's samples with the yaw given (degrees, as text: "nan" and the like pass as such);
+  // a channel a line leaves out reads as NaN.
+  std::vector<Eigen::VectorXd> render(const std::string& yaw, int channels, const std::string& harness = "harness") {
+    const auto r = run("'" + (dir / harness).string() + "' " + yaw);
     EXPECT_EQ(r.status, 0) << r.output;
     std::vector<Eigen::VectorXd> samples;
     std::istringstream in(r.output);
     for (std::string line; std::getline(in, line);) {
       std::istringstream l(line);
-      Eigen::VectorXd v(channels);
+      Eigen::VectorXd v = Eigen::VectorXd::Constant(channels, std::nan(""));
       for (Eigen::Index i = 0; i < v.size(); ++i) l >> v[i];
       samples.push_back(v);
     }
@@ -332,23 +338,9 @@ int main(int argc, char** argv) {
   }
 }
 )";
-  emit_test::write_text(dir / "faust_harness.cpp", harness);
-  const auto c = run("cd '" + dir.string() + "' && " + MESH2DSP_CXX + " -std=c++17 -O2 faust_harness.cpp -o faust_harness");
-  ASSERT_EQ(c.status, 0) << c.output;
+  ASSERT_NO_FATAL_FAILURE(compile_harness("faust_harness", harness));
   const int channels = ambisonic_channel_count(2);
-  auto render = [&](const std::string& yaw) {
-    const auto r = run("'" + (dir / "faust_harness").string() + "' " + yaw);
-    EXPECT_EQ(r.status, 0) << r.output;
-    std::vector<Eigen::VectorXd> samples;
-    std::istringstream in(r.output);
-    for (std::string line; std::getline(in, line);) {
-      std::istringstream l(line);
-      Eigen::VectorXd v = Eigen::VectorXd::Constant(channels, std::nan(""));
-      for (Eigen::Index i = 0; i < v.size(); ++i) l >> v[i];
-      samples.push_back(v);
-    }
-    return samples;
-  };
+  auto render = [&](const std::string& yaw) { return this->render(yaw, channels, "faust_harness"); };
   auto largest_difference = [](const std::vector<Eigen::VectorXd>& a, const std::vector<Eigen::VectorXd>& b) {
     double d = 0;
     for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) d = std::max(d, (a[i] - b[i]).cwiseAbs().maxCoeff());
