@@ -119,13 +119,13 @@ double worst_error(const BemSurface& s, int degree, double ka, double radius_m,
 
 // The tolerance is the 1 % at every ka, the interior resonances included. Measured worst
 // (of the directions and r = 2a, 10a) on 2880 curved triangles (their edge points on the sphere,
-// as a quadratic FEM mesh's boundary): 0.44 % (dipole, ka = 0.1), 0.36 % at ka = 1, 0.16 % at
-// ka = 5, 0.33 % at ka = π and 2π. On the same triangles flat (the inscribed polyhedron) it was
-// 0.72 %, 1.8 % (dipole, ka = 5) and 2.0 % (Y20, ka = 2π), which these bounds catch: the error
-// was the flat facets' geometry, not the piecewise-constant pressure: 720 unknowns, each spread
-// over four flat triangles with their corners on the sphere, gave the 2880 flat triangles' errors
-// to within 0.07 % (points).
-// Without the Burton–Miller term the monopole is 8× off at ka = π and 7× at ka = 2π (the
+// as a quadratic FEM mesh's boundary): 0.04 % at ka = 0.1 and 1, 0.11 % at ka = 5 (the dipole),
+// 0.25 % at ka = π and 2π (the monopole at 2π). On the same triangles flat (the inscribed
+// polyhedron) it is 1.05 % (the dipole at ka = 0.1), 1.8 % (the dipole at ka = 5) and 2.0 % (Y20,
+// ka = 2π), which these bounds catch: the error was the flat facets' geometry, not the
+// piecewise-constant pressure: 720 unknowns, each spread over four flat triangles with their
+// corners on the sphere, gave the 2880 flat triangles' errors to within 0.07 % (points).
+// Without the Burton–Miller term the monopole is 3× off at ka = π and 2.5× at ka = 2π (the
 // interior Dirichlet eigenfrequencies).
 constexpr double kTolerance = 0.01;
 
