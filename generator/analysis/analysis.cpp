@@ -221,7 +221,7 @@ ModalModel analyze_tet_mesh(const AnalysisOptions& o, const Material& material, 
         listener_gains(tets, modes.shapes, modes.eigenvalues, parse_listener_position(text)));
   if (o.radiation == "bem") {
     if (timer) timer->start("radiation");
-    bem_radiation(model, tets, modes.shapes, modes.eigenvalues);
+    bem_radiation(model, tets, fem, modes.shapes, modes.eigenvalues);
     if (timer) timer->stop();
   }
   // Cheap beside the solve (V·N values); written only where asked (modes --surface-data, view).

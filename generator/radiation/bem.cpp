@@ -104,182 +104,275 @@ struct PointBatch {
 // The element integrals of one row: the coefficient of p_j (∫∂G/∂n_y + α∫∂²G/∂n_x∂n_y) and of
 // q_j (∫G + α∫∂G/∂n_x).
 // Quadrature by distance d from the collocation point against the element's diameter h: one
-// point (its centroid) when d > 3h and kh < 1, three points when d > 3h, seven when d > 1.5h,
-// and adaptive subdivision nearer (pieces split until 1.5 of their diameters away). Measured on
-// the sphere checks: rules twice as far out change the result by under 0.2 %, far below the
-// error of the piecewise-constant discretisation, and cost 40 % more on the bundled bowl.
-constexpr double kFar = 3, kNear = 1.5, kOnePointKh = 1.0, kSplit = 1.5;
+// point (its centroid) when d > 6h and kh < 1, three points when d > 6h or d > 3h, seven when
+// d > 1.5h, and adaptive subdivision nearer (pieces split until 1.5 of their diameters away).
+// Measured on the sphere checks (2880 curved triangles): with the one-point rule from 3h (as
+// before the curved elements, when the flat facets' error hid it) the worst error was 0.44 %
+// (the dipole at ka = 0.1), with three points out to 6h 0.25 %; seven points in that band
+// change it by under 0.01 point, and the band costs the bundled bowl no measurable time. The
+// one-point rule only where kh < 0.5 gives 0.13 %, but most of the bowl's modes have kh > 0.5,
+// where it would give up the mirrored far pairs (each evaluated once for both rows).
+constexpr double kFar = 6, kMiddle = 3, kNear = 1.5, kOnePointKh = 1.0, kSplit = 1.5;
 enum class ElementRule { kCentroid, kThree, kSeven, kAdaptive };
 // The rule for an element of diameter h at `distance` from the collocation point (above).
 inline ElementRule element_rule(double distance, double h, double k) {
   if (distance > kFar * h) return k * h < kOnePointKh ? ElementRule::kCentroid : ElementRule::kThree;
+  if (distance > kMiddle * h) return ElementRule::kThree;
   return distance > kNear * h ? ElementRule::kSeven : ElementRule::kAdaptive;
 }
 struct RowTerms {
   cd p, q;
 };
 
-struct Assembler {
-  const BemSurface& s;
-  double k;
-  cd alpha;
-
-  Eigen::Vector3d corner(int j, int c) const { return s.vertices.row(s.faces(j, c)).transpose(); }
-
-  template <size_t N>
-  RowTerms rule(const Eigen::Vector3d& x, const Eigen::Vector3d& nx, const Eigen::Vector3d& ny,
-                const Eigen::Vector3d& a, const Eigen::Vector3d& b, const Eigen::Vector3d& c,
-                double area, const std::array<std::array<double, 3>, N>& points,
-                const double* weights) const {
-    RowTerms t{};
-    for (size_t m = 0; m < N; ++m) {
-      const Eigen::Vector3d y = points[m][0] * a + points[m][1] * b + points[m][2] * c;
-      const Kernels kk = kernels(x, nx, y, ny, k);
-      const double w = weights ? weights[m] * area : area / N;
-      t.p += w * (kk.dg_dny + alpha * kk.d2g);
-      t.q += w * (kk.g + alpha * kk.dg_dnx);
+// A surface triangle as a 6-node quadratic (isoparametric) patch: corners 0-2 and the points on
+// edges (0,1), (1,2), (2,0) (their midpoints for a flat triangle, which makes the map affine).
+// y(ξ, η) = Σ N_a(ξ, η)·X_a over the reference triangle ξ, η ≥ 0, ξ + η ≤ 1, with the P2 shape
+// functions in the barycentric λ = (1 − ξ − η, ξ, η); dS = J dξ dη, J = |y_ξ × y_η|.
+struct CurvedTriangle {
+  std::array<Eigen::Vector3d, 6> node;
+  // All three edge points at their edges' midpoints: the map is affine, its normal and Jacobian
+  // constant (the bundled meshes' triangles, whose surface is the input's own), and at() skips
+  // the quadratic terms (it is a tenth of the solve's time otherwise).
+  bool affine = false;
+  Eigen::Vector3d affine_normal;
+  double affine_jacobian = 0;
+  struct Point {
+    Eigen::Vector3d position, normal;
+    double jacobian;
+  };
+  Point at(double xi, double eta) const {
+    const double l1 = 1 - xi - eta, l2 = xi, l3 = eta;
+    if (affine) return {l1 * node[0] + l2 * node[1] + l3 * node[2], affine_normal, affine_jacobian};
+    const double shape[6] = {l1 * (2 * l1 - 1), l2 * (2 * l2 - 1), l3 * (2 * l3 - 1),
+                             4 * l1 * l2,       4 * l2 * l3,       4 * l3 * l1};
+    const double d_xi[6] = {1 - 4 * l1, 4 * l2 - 1, 0, 4 * (l1 - l2), 4 * l3, -4 * l3};
+    const double d_eta[6] = {1 - 4 * l1, 0, 4 * l3 - 1, -4 * l2, 4 * l2, 4 * (l1 - l3)};
+    Point p{Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero(), 0};
+    Eigen::Vector3d t_xi = Eigen::Vector3d::Zero(), t_eta = Eigen::Vector3d::Zero();
+    for (int a = 0; a < 6; ++a) {
+      p.position += shape[a] * node[a];
+      t_xi += d_xi[a] * node[a];
+      t_eta += d_eta[a] * node[a];
     }
-    return t;
+    const Eigen::Vector3d cross = t_xi.cross(t_eta);
+    p.jacobian = cross.norm();
+    p.normal = p.jacobian > 0 ? Eigen::Vector3d(cross / p.jacobian) : Eigen::Vector3d::Zero();
+    return p;
   }
-
-  // Near-singular: split the triangle in four until each piece is far against its size
-  // (distance ≥ kSplit diameters), then the 7-point rule: adaptive subdivision by plain
-  // bisection (no coordinate transform, unlike Telles 1987).
-  RowTerms adaptive(const Eigen::Vector3d& x, const Eigen::Vector3d& nx, const Eigen::Vector3d& ny,
-                    const Eigen::Vector3d& a, const Eigen::Vector3d& b, const Eigen::Vector3d& c,
-                    int depth) const {
-    PointBatch batch;
-    adaptive_points(x, ny, a, b, c, depth, batch);
-    batch.evaluate(x, nx, k, alpha.imag(), false);
-    RowTerms t{};
-    for (size_t p = 0; p < batch.size(); ++p) {
-      t.p += cd(batch.kernel[0][p], batch.kernel[1][p]);
-      t.q += cd(batch.kernel[2][p], batch.kernel[3][p]);
-    }
-    return t;
+  Point at(const Eigen::Vector2d& reference) const { return at(reference.x(), reference.y()); }
+  Eigen::Vector3d position(const Eigen::Vector2d& reference) const {
+    const double l1 = 1 - reference.x() - reference.y(), l2 = reference.x(), l3 = reference.y();
+    if (affine) return l1 * node[0] + l2 * node[1] + l3 * node[2];
+    return l1 * (2 * l1 - 1) * node[0] + l2 * (2 * l2 - 1) * node[1] + l3 * (2 * l3 - 1) * node[2] +
+           4 * (l1 * l2 * node[3] + l2 * l3 * node[4] + l3 * l1 * node[5]);
   }
-
-  // The subdivision's 7-point rules' points, appended to a batch (the assembly evaluates a whole
-  // row's in one, with the batch kernels).
-  static void adaptive_points(const Eigen::Vector3d& x, const Eigen::Vector3d& ny, const Eigen::Vector3d& a,
-                              const Eigen::Vector3d& b, const Eigen::Vector3d& c, int depth, PointBatch& batch) {
-    const double diameter = std::max({(b - a).norm(), (c - b).norm(), (a - c).norm()});
-    const Eigen::Vector3d centre = (a + b + c) / 3.0;
-    if (depth >= 6 || (x - centre).norm() >= kSplit * diameter) {
-      const double area = 0.5 * (b - a).cross(c - a).norm();
-      for (size_t m = 0; m < kRule7Points.size(); ++m)
-        batch.push(kRule7Points[m][0] * a + kRule7Points[m][1] * b + kRule7Points[m][2] * c, ny,
-                   area * kRule7Weights[m]);
-      return;
-    }
-    const Eigen::Vector3d ab = 0.5 * (a + b), bc = 0.5 * (b + c), ca = 0.5 * (c + a);
-    for (const auto& [p, q, r] : {std::array<Eigen::Vector3d, 3>{a, ab, ca}, {ab, b, bc},
-                                  {ca, bc, c}, {ab, bc, ca}})
-      adaptive_points(x, ny, p, q, r, depth + 1, batch);
+  // Edge e (from corner e to corner e+1) at t ∈ [0, 1] and its derivative dy/dt.
+  Eigen::Vector3d edge(int e, double t) const {
+    return node[e] * ((1 - t) * (1 - 2 * t)) + node[3 + e] * (4 * t * (1 - t)) + node[(e + 1) % 3] * (t * (2 * t - 1));
   }
-
-  // One off-diagonal element: the rule by distance against size (and size against wavelength).
-  RowTerms element(const Eigen::Vector3d& x, const Eigen::Vector3d& nx, int j) const {
-    const Eigen::Vector3d a = corner(j, 0), b = corner(j, 1), c = corner(j, 2);
-    const Eigen::Vector3d ny = s.geometry.normals.row(j).transpose();
-    const double h = s.diameters_m[j], area = s.geometry.areas_m2[j];
-    const double distance = (x - s.geometry.centres.row(j).transpose()).norm();
-    switch (element_rule(distance, h, k)) {
-      case ElementRule::kCentroid: {
-        const Eigen::Vector3d y = s.geometry.centres.row(j).transpose();
-        const Kernels kk = kernels(x, nx, y, ny, k);
-        return {area * (kk.dg_dny + alpha * kk.d2g), area * (kk.g + alpha * kk.dg_dnx)};
-      }
-      case ElementRule::kThree: return rule<3>(x, nx, ny, a, b, c, area, kRule3Points, nullptr);
-      case ElementRule::kSeven: return rule<7>(x, nx, ny, a, b, c, area, kRule7Points, kRule7Weights.data());
-      case ElementRule::kAdaptive: break;
-    }
-    return adaptive(x, nx, ny, a, b, c, 0);
+  Eigen::Vector3d edge_tangent(int e, double t) const {
+    return node[e] * (4 * t - 3) + node[3 + e] * (4 - 8 * t) + node[(e + 1) % 3] * (4 * t - 1);
   }
-
-  // The element's own row: the collocation point (its centroid) lies on it. On a flat triangle
-  // ∂G/∂n_y and ∂G/∂n_x vanish ((y − x)·n = 0). ∫G and the hypersingular part minus its static
-  // (k = 0) part have a 1/r singularity and are integrated over the three triangles (x, a, b)
-  // after Duffy 1982's transform (SIAM J. Numer. Anal. 19, the collapse of a square onto the
-  // singular vertex, Jacobian ∝ ρ), which makes them smooth. The static hypersingular part of a
-  // flat element with constant density is exact: ∂/∂n_x ∫∂G₀/∂n_y dS = −(1/4π)∮ dθ/R(θ)
-  // (R the distance from x to the boundary in direction θ), per edge (1/h)(s_b/|b−x| − s_a/|a−x|)
-  // with h the edge's distance from x and s the signed positions along it; this follows from
-  // differentiating the flat panel's double layer (for a disk of radius a it gives −1/(2a), the
-  // derivative of (z/2)(1/z − 1/√(a²+z²)) at z = 0).
-  RowTerms self(int i, const GaussRule& gauss) const {
-    const Eigen::Vector3d x = s.geometry.centres.row(i).transpose();
-    const double k2 = k * k;
-    cd single = 0, hyper = 0;
-    double static_hyper = 0;
-    for (int e = 0; e < 3; ++e) {
-      const Eigen::Vector3d a = corner(i, e), b = corner(i, (e + 1) % 3);
-      const Eigen::Vector3d edge = b - a;
-      const double length = edge.norm();
-      const Eigen::Vector3d t = edge / length;
-      const Eigen::Vector3d foot = a + t * t.dot(x - a);
-      const double h = (x - foot).norm();
-      const double sa = t.dot(a - foot), sb = t.dot(b - foot);
-      static_hyper += (sb / (b - x).norm() - sa / (a - x).norm()) / h;
-      // Duffy: y = x + u·((a − x) + v·(b − a)), dS = u·|(a − x) × (b − a)| du dv.
-      const double jac = (a - x).cross(edge).norm();
-      for (size_t iu = 0; iu < gauss.x.size(); ++iu)
-        for (size_t iv = 0; iv < gauss.x.size(); ++iv) {
-          const double u = gauss.x[iu], v = gauss.x[iv];
-          const double rho = ((a - x) + v * edge).norm();  // r = u·ρ
-          const double r = u * rho;
-          const double w = gauss.w[iu] * gauss.w[iv] * jac * u;
-          // G = e^{ikr}/(4πr); ∂²G/∂n_x∂n_y on the flat panel = e^{ikr}(1 − ikr)/(4πr³),
-          // its static part 1/(4πr³); the difference ~ k²/(8πr), written to avoid cancellation
-          // at small kr through its series where kr < 1e-2.
-          const double kr = k * r;
-          const cd e_ikr = std::polar(1.0, kr);
-          single += w * e_ikr / (4 * kPi * r);
-          cd diff;
-          if (kr < 1e-2)
-            diff = cd(k2 / 2, k2 * kr / 3) / (4 * kPi * r);  // (k²r²/2 + ik³r³/3)/(4πr³)
-          else
-            diff = (e_ikr * cd(1, -kr) - 1.0) / (4 * kPi * r * r * r);
-          hyper += w * diff;
-        }
-    }
-    hyper += -static_hyper / (4 * kPi);
-    return {alpha * hyper, single};
+  bool straight_edge(int e) const {
+    return (node[3 + e] - 0.5 * (node[e] + node[(e + 1) % 3])).norm() <=
+           1e-9 * (node[e] - node[(e + 1) % 3]).norm();
   }
 };
 
-// Every element's points and weights (area × rule weight) under the centroid, 3- and 7-point
-// rules: frequency-independent, computed once per solve.
+// Reference coordinates (ξ, η) of a barycentric rule point (λ₁, λ₂, λ₃).
+inline Eigen::Vector2d reference_point(const std::array<double, 3>& barycentric) {
+  return {barycentric[1], barycentric[2]};
+}
+
+// The Jacobian signed against the corners' plane at the collocation and 7-point rule points: a
+// patch folded by its edge points turns its normal over somewhere (a degenerate one has none).
+bool folded(const CurvedTriangle& t) {
+  const Eigen::Vector3d flat_normal = (t.node[1] - t.node[0]).cross(t.node[2] - t.node[0]).normalized();
+  double min_jacobian = 0;
+  for (size_t m = 0; m < kRule7Points.size(); ++m) {  // the rule's first point is the centroid
+    const CurvedTriangle::Point p = t.at(reference_point(kRule7Points[m]));
+    const double signed_jacobian = p.jacobian * p.normal.dot(flat_normal);
+    min_jacobian = m == 0 ? signed_jacobian : std::min(min_jacobian, signed_jacobian);
+  }
+  return !(min_jacobian > 0);
+}
+
+CurvedTriangle curved_triangle(const BemSurface& s, Eigen::Index j) {
+  CurvedTriangle t;
+  for (int c = 0; c < 3; ++c) {
+    t.node[c] = s.vertices.row(s.faces(j, c)).transpose();
+    t.node[3 + c] = s.edge_points_m.row(3 * j + c).transpose();
+  }
+  if (t.straight_edge(0) && t.straight_edge(1) && t.straight_edge(2)) {
+    const Eigen::Vector3d cross = (t.node[1] - t.node[0]).cross(t.node[2] - t.node[0]);
+    t.affine_jacobian = cross.norm();
+    t.affine_normal = t.affine_jacobian > 0 ? Eigen::Vector3d(cross / t.affine_jacobian) : Eigen::Vector3d::Zero();
+    t.affine = true;
+  }
+  return t;
+}
+
+// Near-singular: split the reference triangle in four until each piece's image is far against
+// its size (distance ≥ kSplit diameters), then the 7-point rule on each: adaptive subdivision by
+// plain bisection (no coordinate transform, unlike Telles 1987). The points are appended to a
+// batch (the assembly evaluates a whole row's in one, with the batch kernels). a, b, c are a
+// piece's reference corners and pa, pb, pc their images (each image computed once: the map is
+// most of this function's cost); the piece's centre for the distance test is their mean.
+void adaptive_points(const Eigen::Vector3d& x, const CurvedTriangle& t, const Eigen::Vector2d& a,
+                     const Eigen::Vector2d& b, const Eigen::Vector2d& c, const Eigen::Vector3d& pa,
+                     const Eigen::Vector3d& pb, const Eigen::Vector3d& pc, int depth, PointBatch& batch) {
+  const double diameter = std::max({(pb - pa).norm(), (pc - pb).norm(), (pa - pc).norm()});
+  const Eigen::Vector3d centre = (pa + pb + pc) / 3.0;
+  if (depth >= 6 || (x - centre).norm() >= kSplit * diameter) {
+    const Eigen::Vector2d ab = b - a, ac = c - a;
+    const double reference_area = 0.5 * std::abs(ab.x() * ac.y() - ab.y() * ac.x());
+    for (size_t m = 0; m < kRule7Points.size(); ++m) {
+      const auto& l = kRule7Points[m];
+      const CurvedTriangle::Point p = t.at(l[0] * a + l[1] * b + l[2] * c);
+      batch.push(p.position, p.normal, reference_area * p.jacobian * kRule7Weights[m]);
+    }
+    return;
+  }
+  const Eigen::Vector2d ab = 0.5 * (a + b), bc = 0.5 * (b + c), ca = 0.5 * (c + a);
+  const Eigen::Vector3d pab = t.position(ab), pbc = t.position(bc), pca = t.position(ca);
+  adaptive_points(x, t, a, ab, ca, pa, pab, pca, depth + 1, batch);
+  adaptive_points(x, t, ab, b, bc, pab, pb, pbc, depth + 1, batch);
+  adaptive_points(x, t, ca, bc, c, pca, pbc, pc, depth + 1, batch);
+  adaptive_points(x, t, ab, bc, ca, pab, pbc, pca, depth + 1, batch);
+}
+// The whole element.
+void adaptive_points(const Eigen::Vector3d& x, const CurvedTriangle& t, PointBatch& batch) {
+  adaptive_points(x, t, {0, 0}, {1, 0}, {0, 1}, t.node[0], t.node[1], t.node[2], 0, batch);
+}
+
+// n_x·∫ (y − x) × dy / |y − x|³ along edge e of `t` from parameter t0 to t1, x off the edge:
+// the Biot–Savart form of the gradient of the solid angle the element's boundary subtends at x
+// (below). A straight edge in closed form: with f the foot of x on its line and s the signed
+// positions along it, c·[s/(d²|y − x|)] between the ends, c = n_x·((f − x) × t̂), d = |f − x|.
+// A curved one by Gauss–Legendre, its parameter interval halved until each piece is shorter
+// than its distance from x.
+double edge_solid_angle_gradient(const Eigen::Vector3d& x, const Eigen::Vector3d& nx, const CurvedTriangle& t,
+                                 int e, double t0, double t1, const GaussRule& gauss, int depth = 0) {
+  if (t.straight_edge(e)) {
+    const Eigen::Vector3d a = t.edge(e, t0), b = t.edge(e, t1);
+    const Eigen::Vector3d along = (b - a).normalized();
+    const Eigen::Vector3d foot = a + along * along.dot(x - a);
+    const double d2 = (foot - x).squaredNorm();
+    const double sa = along.dot(a - foot), sb = along.dot(b - foot);
+    return nx.dot((foot - x).cross(along)) * (sb / (b - x).norm() - sa / (a - x).norm()) / d2;
+  }
+  const Eigen::Vector3d a = t.edge(e, t0), b = t.edge(e, t1), mid = t.edge(e, 0.5 * (t0 + t1));
+  const double length = (b - mid).norm() + (mid - a).norm();
+  const double distance = std::min({(a - x).norm(), (b - x).norm(), (mid - x).norm()});
+  if (depth < 12 && length > distance) {
+    const double tm = 0.5 * (t0 + t1);
+    return edge_solid_angle_gradient(x, nx, t, e, t0, tm, gauss, depth + 1) +
+           edge_solid_angle_gradient(x, nx, t, e, tm, t1, gauss, depth + 1);
+  }
+  double sum = 0;
+  for (size_t m = 0; m < gauss.x.size(); ++m) {
+    const double tm = t0 + (t1 - t0) * gauss.x[m];
+    const Eigen::Vector3d d = t.edge(e, tm) - x;
+    const double r = d.norm();
+    sum += gauss.w[m] * (t1 - t0) * nx.dot(d.cross(t.edge_tangent(e, tm))) / (r * r * r);
+  }
+  return sum;
+}
+
+// Every element's quadrature points, normals and weights (J × rule weight) under the centroid,
+// 3- and 7-point rules, on its curved patch: frequency-independent, computed once per solve.
 struct RulePoints {
-  std::array<std::vector<Eigen::Vector3d>, 3> points;  // by ElementRule (not kAdaptive); element j's at [j·N, (j+1)·N)
+  // By ElementRule (not kAdaptive); element j's at [j·N, (j+1)·N).
+  std::array<std::vector<Eigen::Vector3d>, 3> points, normals;
   std::array<std::vector<double>, 3> weights;
-  const BemSurface& s;
-  explicit RulePoints(const BemSurface& surface) : s(surface) {
+  explicit RulePoints(const BemSurface& s) {
     const Eigen::Index n = s.faces.rows();
     constexpr auto centroid = static_cast<size_t>(ElementRule::kCentroid), three = static_cast<size_t>(ElementRule::kThree),
                    seven = static_cast<size_t>(ElementRule::kSeven);
     for (Eigen::Index j = 0; j < n; ++j) {
-      const Eigen::Vector3d a = s.vertices.row(s.faces(j, 0)), b = s.vertices.row(s.faces(j, 1)),
-                            c = s.vertices.row(s.faces(j, 2));
-      const double area = s.geometry.areas_m2[j];
+      const CurvedTriangle t = curved_triangle(s, j);
+      // The one-point rule: the collocation point with the element's whole area.
       points[centroid].push_back(s.geometry.centres.row(j).transpose());
-      weights[centroid].push_back(area);
-      for (const auto& p : kRule3Points) {
-        points[three].push_back(p[0] * a + p[1] * b + p[2] * c);
-        weights[three].push_back(area / 3);
+      normals[centroid].push_back(s.geometry.normals.row(j).transpose());
+      weights[centroid].push_back(s.geometry.areas_m2[j]);
+      for (const auto& l : kRule3Points) {
+        const CurvedTriangle::Point p = t.at(reference_point(l));
+        points[three].push_back(p.position);
+        normals[three].push_back(p.normal);
+        weights[three].push_back(p.jacobian / 6);  // reference area ½, weights ⅓
       }
       for (size_t m = 0; m < kRule7Points.size(); ++m) {
-        const auto& p = kRule7Points[m];
-        points[seven].push_back(p[0] * a + p[1] * b + p[2] * c);
-        weights[seven].push_back(area * kRule7Weights[m]);
+        const CurvedTriangle::Point p = t.at(reference_point(kRule7Points[m]));
+        points[seven].push_back(p.position);
+        normals[seven].push_back(p.normal);
+        weights[seven].push_back(0.5 * p.jacobian * kRule7Weights[m]);
       }
     }
   }
   void add(PointBatch& batch, ElementRule rule, int j) const {
     const size_t count = rule == ElementRule::kCentroid ? 1 : rule == ElementRule::kThree ? 3 : 7;
     const auto r = static_cast<size_t>(rule);
-    const Eigen::Vector3d normal = s.geometry.normals.row(j).transpose();
-    for (size_t m = count * j; m < count * (j + 1); ++m) batch.push(points[r][m], normal, weights[r][m]);
+    for (size_t m = count * j; m < count * (j + 1); ++m) batch.push(points[r][m], normals[r][m], weights[r][m]);
+  }
+};
+
+// The points of element j's rule at `distance` from x (adaptive ones included) into a batch.
+void element_points(const BemSurface& s, const RulePoints& rules, const Eigen::Vector3d& x, int j, double k,
+                    PointBatch& batch) {
+  const double distance = (x - s.geometry.centres.row(j).transpose()).norm();
+  const ElementRule rule = element_rule(distance, s.diameters_m[j], k);
+  if (rule != ElementRule::kAdaptive) return rules.add(batch, rule, j);
+  adaptive_points(x, curved_triangle(s, j), batch);
+}
+
+struct Assembler {
+  const BemSurface& s;
+  double k;
+  cd alpha;
+
+  // The element's own row: the collocation point x (its parametric centroid) lies on it. The
+  // kernels less their static (k = 0) hypersingular part are at most 1/r singular (on a curved
+  // patch ∂G/∂n_y and ∂G/∂n_x are 1/r too: (y − x)·n is of order r²) and are integrated over the
+  // three sub-triangles of the reference triangle joined at x's image, after Duffy 1982's
+  // transform (SIAM J. Numer. Anal. 19, the collapse of a square onto the singular vertex,
+  // Jacobian ∝ ρ), which makes them smooth. The static hypersingular part is exact through
+  // the solid angle: the double layer of unit density over the element is −Ω(x)/4π, Ω the solid
+  // angle its boundary curve subtends, so ∂/∂n_x ∫∂G₀/∂n_y dS = −(1/4π) n_x·∇Ω, and ∇Ω is the
+  // Biot–Savart integral ∮ (y − x) × dy / |y − x|³ round the boundary, a regular line integral
+  // (x is inside the element, off its edges); it depends on the boundary alone, so it holds on
+  // a curved element as on a flat one (where it is (1/h)(s_b/|b−x| − s_a/|a−x|) per edge, h the
+  // edge's distance from x and s the signed positions along it; for a disc of radius a,
+  // −1/(2a), the derivative of (z/2)(1/z − 1/√(a²+z²)) at z = 0).
+  RowTerms self(int i, const GaussRule& gauss) const {
+    const CurvedTriangle t = curved_triangle(s, i);
+    const Eigen::Vector3d x = s.geometry.centres.row(i).transpose();
+    const Eigen::Vector3d nx = s.geometry.normals.row(i).transpose();
+    const Eigen::Vector2d xr(1.0 / 3, 1.0 / 3);
+    const std::array<Eigen::Vector2d, 3> corners = {Eigen::Vector2d(0, 0), Eigen::Vector2d(1, 0), Eigen::Vector2d(0, 1)};
+    cd p_terms = 0, q_terms = 0;
+    double static_hyper = 0;
+    for (int e = 0; e < 3; ++e) {
+      static_hyper += edge_solid_angle_gradient(x, nx, t, e, 0, 1, gauss);
+      // Duffy: ξ = x + u·((a − x) + v·(b − a)), dξ dη = u·|(a − x) × (b − a)| du dv.
+      const Eigen::Vector2d a = corners[e], edge = corners[(e + 1) % 3] - a, ax = a - xr;
+      const double jac = std::abs(ax.x() * edge.y() - ax.y() * edge.x());
+      for (size_t iu = 0; iu < gauss.x.size(); ++iu)
+        for (size_t iv = 0; iv < gauss.x.size(); ++iv) {
+          const double u = gauss.x[iu], v = gauss.x[iv];
+          const CurvedTriangle::Point y = t.at(xr + u * (ax + v * edge));
+          const double w = gauss.w[iu] * gauss.w[iv] * jac * u * y.jacobian;
+          const Kernels kk = kernels(x, nx, y.position, y.normal, k);
+          // The static hypersingular kernel (kernels() at k = 0: G' = −1/(4πr²), G'' = 2/(4πr³)).
+          const Eigen::Vector3d d = y.position - x;
+          const double r = d.norm(), en_x = d.dot(nx) / r, en_y = d.dot(y.normal) / r;
+          const double d2g_static =
+              (-2 * en_x * en_y - (en_x * en_y - nx.dot(y.normal))) / (4 * kPi * r * r * r);
+          p_terms += w * (kk.dg_dny + alpha * (kk.d2g - d2g_static));
+          q_terms += w * (kk.g + alpha * kk.dg_dnx);
+        }
+    }
+    p_terms += alpha * (-static_hyper / (4 * kPi));
+    return {p_terms, q_terms};
   }
 };
 
@@ -348,20 +441,48 @@ int gmres(const Apply& A, const Eigen::VectorXcd& b, Eigen::VectorXcd& x, double
 
 }  // namespace
 
-BemSurface bem_surface(const Eigen::MatrixXd& vertices, const Eigen::MatrixXi& faces) {
+BemSurface bem_surface(const Eigen::MatrixXd& vertices, const Eigen::MatrixXi& faces,
+                       const Eigen::MatrixXd& edge_points_m, bool straighten_folded) {
+  const Eigen::Index n = faces.rows();
+  if (edge_points_m.size() > 0 && (edge_points_m.rows() != 3 * n || edge_points_m.cols() != 3))
+    throw Error(fmt::format("{} edge points for {} surface triangles (3 per triangle expected)",
+                            edge_points_m.rows(), n));
   BemSurface s;
   s.vertices = vertices;
   s.faces = faces;
-  s.geometry = triangle_geometry(vertices, faces);
-  s.diameters_m.resize(faces.rows());
-  for (Eigen::Index j = 0; j < faces.rows(); ++j) {
-    const Eigen::Vector3d a = vertices.row(faces(j, 0)), b = vertices.row(faces(j, 1)),
-                          c = vertices.row(faces(j, 2));
-    s.diameters_m[j] = std::max({(b - a).norm(), (c - b).norm(), (a - c).norm()});
-    if (!(s.geometry.areas_m2[j] > 0))
-      throw Error(fmt::format("surface triangle {} has no area: the radiation solve needs a "
+  s.edge_points_m.resize(3 * n, 3);
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (int e = 0; e < 3; ++e)
+      s.edge_points_m.row(3 * j + e) = edge_points_m.size() > 0
+                                           ? Eigen::RowVector3d(edge_points_m.row(3 * j + e))
+                                           : Eigen::RowVector3d(0.5 * (vertices.row(faces(j, e)) +
+                                                                       vertices.row(faces(j, (e + 1) % 3))));
+  // The collocation point, its normal and the element's area on the (curved) patch.
+  s.geometry.centres.resize(n, 3);
+  s.geometry.normals.resize(n, 3);
+  s.geometry.areas_m2.resize(n);
+  s.diameters_m.resize(n);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    CurvedTriangle t = curved_triangle(s, j);
+    if (straighten_folded && edge_points_m.size() > 0 && folded(t)) {
+      for (int e = 0; e < 3; ++e)
+        s.edge_points_m.row(3 * j + e) = 0.5 * (vertices.row(faces(j, e)) + vertices.row(faces(j, (e + 1) % 3)));
+      t = curved_triangle(s, j);
+      ++s.straightened;
+    }
+    s.diameters_m[j] = std::max({(t.node[1] - t.node[0]).norm(), (t.node[2] - t.node[1]).norm(),
+                                 (t.node[0] - t.node[2]).norm()});
+    const CurvedTriangle::Point centre = t.at(1.0 / 3, 1.0 / 3);
+    s.geometry.centres.row(j) = centre.position.transpose();
+    s.geometry.normals.row(j) = centre.normal.transpose();
+    double area = 0;
+    for (size_t m = 0; m < kRule7Points.size(); ++m)
+      area += 0.5 * kRule7Weights[m] * t.at(reference_point(kRule7Points[m])).jacobian;
+    s.geometry.areas_m2[j] = area;
+    if (!(area > 0) || folded(t))
+      throw Error(fmt::format("surface triangle {} has no area{}: the radiation solve needs a "
                               "surface without degenerate triangles",
-                              j));
+                              j, edge_points_m.size() > 0 ? " or is folded by its edge points" : ""));
   }
   return s;
 }
@@ -433,8 +554,7 @@ std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz
           rules.add(regular, rule, j);
           regular_column.insert(regular_column.end(), regular.size() - regular_column.size(), j);
         } else {  // adaptive subdivision, its points into the same batch
-          Assembler::adaptive_points(x, s.geometry.normals.row(j).transpose(), assembler.corner(j, 0),
-                                     assembler.corner(j, 1), assembler.corner(j, 2), 0, regular);
+          adaptive_points(x, curved_triangle(s, j), regular);
           regular_column.insert(regular_column.end(), regular.size() - regular_column.size(), j);
         }
       }
@@ -508,19 +628,32 @@ Eigen::VectorXcd bem_field_pressure(const BemSurface& s, const BemSolution& sol,
                                     const Eigen::MatrixXd& points) {
   check_surface(s, sol.pressure_pa.size());
   // The representation formula (Colton & Kress 2013, Theorem 2.5): for x outside,
-  // p(x) = ∫ [p ∂G/∂n_y − G ∂p/∂n] dS_y. α = 0 turns the assembler's row into exactly that.
-  const Assembler assembler{s, sol.wavenumber_rad_m, cd(0)};
+  // p(x) = ∫ [p ∂G/∂n_y − G ∂p/∂n] dS_y: the batch kernels' k1 and k2 with α = 0, each
+  // element's points by the assembly's rules.
+  const RulePoints rules(s);
+  const double k = sol.wavenumber_rad_m;
   Eigen::VectorXcd out(points.rows());
   const Eigen::Vector3d unused_normal = Eigen::Vector3d::UnitZ();
-#pragma omp parallel for schedule(dynamic, 4)
-  for (Eigen::Index p = 0; p < points.rows(); ++p) {
-    const Eigen::Vector3d x = points.row(p).transpose();
-    cd sum = 0;
-    for (int j = 0; j < s.faces.rows(); ++j) {
-      const RowTerms t = assembler.element(x, unused_normal, j);
-      sum += t.p * sol.pressure_pa[j] - t.q * sol.normal_derivative_pa_m[j];
+#pragma omp parallel
+  {
+    PointBatch batch;
+    std::vector<int> column;
+#pragma omp for schedule(dynamic, 1)
+    for (Eigen::Index p = 0; p < points.rows(); ++p) {
+      const Eigen::Vector3d x = points.row(p).transpose();
+      batch.clear();
+      column.clear();
+      for (int j = 0; j < s.faces.rows(); ++j) {
+        element_points(s, rules, x, j, k, batch);
+        column.insert(column.end(), batch.size() - column.size(), j);
+      }
+      batch.evaluate(x, unused_normal, k, 0, false);
+      cd sum = 0;
+      for (size_t m = 0; m < column.size(); ++m)
+        sum += cd(batch.kernel[0][m], batch.kernel[1][m]) * sol.pressure_pa[column[m]] -
+               cd(batch.kernel[2][m], batch.kernel[3][m]) * sol.normal_derivative_pa_m[column[m]];
+      out[p] = sum;
     }
-    out[p] = sum;
   }
   return out;
 }

@@ -7,7 +7,7 @@
 // Conventions: time dependence e^{−iωt}; outgoing free-space Green's function
 // G(x, y) = e^{ik|x−y|} / (4π|x−y|); unit normals point out of the body into the air;
 // Euler's equation gives the Neumann data ∂p/∂n = iωρ·v_n. Piecewise-constant pressure on flat
-// triangles, collocation at the triangles' centroids.
+// or quadratic (curved) triangles, collocation at the triangles' parametric centroids.
 #include <Eigen/Core>
 #include <complex>
 #include <vector>
@@ -16,14 +16,28 @@
 
 namespace mesh2dsp {
 
-// The radiating surface: a closed, outward-oriented triangle mesh.
+// The radiating surface: a closed, outward-oriented triangle mesh, each triangle a quadratic
+// (6-node) patch through its corners and one point on each edge.
 struct BemSurface {
   Eigen::MatrixXd vertices;  // V × 3 (m)
   Eigen::MatrixXi faces;     // F × 3
+  // Row 3j + e: the point on face j's edge from corner e to corner (e + 1) mod 3 (the edge's
+  // midpoint for a flat triangle).
+  Eigen::MatrixXd edge_points_m;
+  // Per triangle on its patch: the collocation point (the image of the reference centroid), the
+  // outward unit normal there, and the patch's area.
   TriangleGeometry geometry;
-  Eigen::VectorXd diameters_m;  // longest edge of each triangle
+  Eigen::VectorXd diameters_m;  // longest corner-to-corner distance of each triangle
+  int straightened = 0;         // curved triangles made flat as folded (bem_surface)
 };
-BemSurface bem_surface(const Eigen::MatrixXd& vertices_m, const Eigen::MatrixXi& faces);
+// Without edge points (an empty matrix) the triangles are flat; with them (3F × 3, rows as in
+// BemSurface::edge_points_m) curved: a quadratic finite-element mesh's boundary, whose edge
+// nodes lie on the object's surface, gives the solve that surface to second order instead of its
+// inscribed polyhedron. Throws mesh2dsp::Error for degenerate triangles, and for triangles
+// folded by their edge points unless `straighten_folded`, which makes those flat instead
+// (counted in BemSurface::straightened).
+BemSurface bem_surface(const Eigen::MatrixXd& vertices_m, const Eigen::MatrixXi& faces,
+                       const Eigen::MatrixXd& edge_points_m = {}, bool straighten_folded = false);
 
 struct BemOptions {
   double density_kg_m3 = kAirDensityKgM3;

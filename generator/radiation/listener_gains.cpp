@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <complex>
+#include <unordered_map>
 
 #include "fem/surface_mesh.hpp"
 #include "modal/memory_estimate.hpp"
@@ -49,15 +50,40 @@ ModalListener listener_gains(const TetMesh& tets, const Eigen::MatrixXd& shapes,
   return listener;
 }
 
-void bem_radiation(ModalModel& model, const TetMesh& tets, const Eigen::MatrixXd& shapes,
+namespace {
+
+// The FEM node on each face's edges (rows 3j + e: the edge from corner e to corner e + 1), or an
+// empty matrix for a linear mesh.
+Eigen::VectorXi boundary_edge_nodes(const FemMesh& fem, const Eigen::MatrixXi& faces) {
+  if (fem.order != 2) return {};
+  const auto key = [](int a, int b) {
+    if (a > b) std::swap(a, b);
+    return (static_cast<uint64_t>(a) << 32) | static_cast<uint32_t>(b);
+  };
+  std::unordered_map<uint64_t, int> node;
+  for (Eigen::Index t = 0; t < fem.elements.rows(); ++t)
+    for (int e = 0; e < 6; ++e)
+      node.emplace(key(fem.elements(t, kTetEdges[e][0]), fem.elements(t, kTetEdges[e][1])), fem.elements(t, 4 + e));
+  Eigen::VectorXi out(3 * faces.rows());
+  for (Eigen::Index j = 0; j < faces.rows(); ++j)
+    for (int e = 0; e < 3; ++e) out[3 * j + e] = node.at(key(faces(j, e), faces(j, (e + 1) % 3)));
+  return out;
+}
+
+}  // namespace
+
+void bem_radiation(ModalModel& model, const TetMesh& tets, const FemMesh& fem, const Eigen::MatrixXd& shapes,
                    const Eigen::VectorXd& eigenvalues) {
-  // The analysis surface: the tet mesh's boundary triangles over its corner nodes (the P2
-  // mid-edge nodes are left out, as in the O'Brien weights: each triangle's normal velocity is
-  // the mean of its corners'). Not coarsened: the solve runs on the surface as meshed.
+  // The analysis surface: the tet mesh's boundary triangles, curved through their P2 edge nodes
+  // (which the FEM mesh places on the input surface) when the elements are quadratic. Not
+  // coarsened: the solve runs on the surface as meshed.
   Eigen::MatrixXi faces = tets.surface_faces;
   // Outward normals are the solve's convention: a surface whose enclosed volume comes out
   // negative is oriented inwards, and is turned.
   if (signed_volume(SurfaceMesh{tets.vertices, faces}) < 0) faces.col(1).swap(faces.col(2));
+  const Eigen::VectorXi edge_nodes = boundary_edge_nodes(fem, faces);
+  Eigen::MatrixXd edge_points(edge_nodes.size(), 3);
+  for (Eigen::Index r = 0; r < edge_nodes.size(); ++r) edge_points.row(r) = fem.nodes.row(edge_nodes[r]);
   // The dense system: F² single-precision complex entries (8 bytes each) and GMRES's 200 basis
   // vectors (16 bytes an entry). Refused up front rather than failing to allocate half-way.
   const double bytes = 8.0 * faces.rows() * faces.rows() + 16.0 * faces.rows() * 201.0;
@@ -67,7 +93,12 @@ void bem_radiation(ModalModel& model, const TetMesh& tets, const Eigen::MatrixXd
                             "{} of memory, and {} is available: use --radiation obrien, or a coarser "
                             "surface (--surface-edge)",
                             faces.rows(), format_bytes(bytes), format_bytes(available)));
-  const BemSurface surface = bem_surface(tets.vertices, faces);
+  // A boundary triangle its edge nodes would fold (the FEM straightens edges that fold a
+  // tetrahedron, not every such face) is solved flat rather than stopping the analysis.
+  const BemSurface surface = bem_surface(tets.vertices, faces, edge_points, true);
+  if (surface.straightened > 0)
+    notice(fmt::format("--radiation bem: {} curved boundary triangles folded by their edge nodes are solved flat",
+                       surface.straightened));
   // The directivity's origin: the surface's area-weighted centre; its radius: the farthest
   // vertex from there (for the expansion's order).
   const Eigen::VectorXd& areas = surface.geometry.areas_m2;
@@ -101,11 +132,23 @@ void bem_radiation(ModalModel& model, const TetMesh& tets, const Eigen::MatrixXd
     Eigen::MatrixXcd velocities(faces.rows(), end - first);
     for (int n = first; n < end; ++n) {
       mean_hz += frequency_hz(n) / (end - first);
-      // Normal velocity per triangle per unit modal velocity: eq. 5 of the O'Brien weights
-      // with unit impedance, so both radiation models see the same surface motion.
-      velocities.col(n - first) =
-          triangle_pressure(faces, surface.geometry, shapes.col(n).head(corner_dofs), 1.0)
-              .cast<std::complex<double>>();
+      // Normal velocity per triangle per unit modal velocity at its collocation point: on a
+      // quadratic mesh the P2 field there (the reference centroid: corners −1/9, edge nodes
+      // 4/9 each); on a linear one the mean of the corners' (eq. 5 of the O'Brien weights with
+      // unit impedance).
+      if (edge_nodes.size() > 0) {
+        for (Eigen::Index j = 0; j < faces.rows(); ++j) {
+          Eigen::Vector3d v = Eigen::Vector3d::Zero();
+          for (int e = 0; e < 3; ++e)
+            v += (4.0 / 9) * shapes.col(n).segment<3>(3 * edge_nodes[3 * j + e]) -
+                 (1.0 / 9) * shapes.col(n).segment<3>(3 * faces(j, e));
+          velocities(j, n - first) = v.dot(surface.geometry.normals.row(j).transpose());
+        }
+      } else {
+        velocities.col(n - first) =
+            triangle_pressure(faces, surface.geometry, shapes.col(n).head(corner_dofs), 1.0)
+                .cast<std::complex<double>>();
+      }
     }
     const std::vector<BemSolution> solutions = bem_solve_many(surface, mean_hz, velocities);
     for (int n = first; n < end; ++n) {

@@ -3,6 +3,7 @@
 // (radiation.hpp): the physics the analysis and the solver share lives here, below both.
 #include <Eigen/Core>
 
+#include "fem/fem_mesh.hpp"
 #include "fem/tet_mesh.hpp"
 #include "modal/modal_model.hpp"
 
@@ -21,8 +22,11 @@ namespace mesh2dsp {
 // listener's complex pressure, its real gain and delay, and each mode's far-field directivity.
 // `listeners` in `model` must already hold the positions; their gains, delays and pressures are
 // replaced. Sets model.analysis.radiation to "bem". `eigenvalues` are the modes' ω², in the
-// order of `shapes`' columns and of model.modes.
-void bem_radiation(ModalModel& model, const TetMesh& tets, const Eigen::MatrixXd& shapes,
+// order of `shapes`' columns and of model.modes. With a quadratic `fem` (P2, its boundary edge
+// nodes on the object's surface) the boundary elements are its curved 6-node boundary
+// triangles, and each one's normal velocity is the P2 field's at its collocation point; with a
+// linear one, flat triangles and the mean of their corners' velocities.
+void bem_radiation(ModalModel& model, const TetMesh& tets, const FemMesh& fem, const Eigen::MatrixXd& shapes,
                    const Eigen::VectorXd& eigenvalues);
 
 }  // namespace mesh2dsp

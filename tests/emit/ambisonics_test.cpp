@@ -204,19 +204,25 @@ int main(int argc, char** argv) {
   }
 }
 )";
-    emit_test::write_text(dir / "harness.cpp", harness);
-    const auto c = run("cd '" + dir.string() + "' && " + MESH2DSP_CXX + " -std=c++17 -O2 -Wall -Werror harness.cpp -o harness");
+    ASSERT_NO_FATAL_FAILURE(compile_harness("harness", harness));
+  }
+  // Writes `source` as NAME.cpp in the scratch folder and compiles it to NAME.
+  void compile_harness(const std::string& name, const std::string& source) {
+    emit_test::write_text(dir / (name + ".cpp"), source);
+    const auto c = run("cd '" + dir.string() + "' && " + MESH2DSP_CXX + " -std=c++17 -O2 -Wall -Werror " + name +
+                       ".cpp -o " + name);
     ASSERT_EQ(c.status, 0) << c.output;
   }
-  // The harness's samples with the yaw given (degrees, as text: "nan" and the like pass as such).
-  std::vector<Eigen::VectorXd> render(const std::string& yaw, int channels) {
-    const auto r = run("'" + (dir / "harness").string() + "' " + yaw);
+  // A harness's samples with the yaw given (degrees, as text: "nan" and the like pass as such);
+  // a channel a line leaves out reads as NaN.
+  std::vector<Eigen::VectorXd> render(const std::string& yaw, int channels, const std::string& harness = "harness") {
+    const auto r = run("'" + (dir / harness).string() + "' " + yaw);
     EXPECT_EQ(r.status, 0) << r.output;
     std::vector<Eigen::VectorXd> samples;
     std::istringstream in(r.output);
     for (std::string line; std::getline(in, line);) {
       std::istringstream l(line);
-      Eigen::VectorXd v(channels);
+      Eigen::VectorXd v = Eigen::VectorXd::Constant(channels, std::nan(""));
       for (Eigen::Index i = 0; i < v.size(); ++i) l >> v[i];
       samples.push_back(v);
     }
@@ -289,6 +295,70 @@ TEST_F(AmbisonicsCli, FaustCompilesAndYawTurnsTheRenderedField) {
     const auto samples = render(hostile);
     ASSERT_EQ(samples.size(), 1920u) << hostile;
     for (const auto& v : samples) ASSERT_TRUE(v.allFinite()) << hostile;
+  }
+}
+
+// The Faust program's own yaw clamp (m2dControl: NaN to the default, the rest clamped to
+// [-180, 180]) under hostile values written straight into the compiled program's yaw zone
+// (`render --set` refuses NaN, so the libfaust path cannot carry them): the Faust-generated C++
+// (Debian's faust, the tests' bare architecture) driven through its UI map. Every sample stays
+// finite, and the values land where the clamp says: NaN as 0°, +inf and 1e30 as 180°, -inf as
+// -180°; a yaw of 90° differs from 0° (so the harness does reach the zone).
+TEST_F(AmbisonicsCli, FaustYawZoneStaysFiniteUnderHostileValues) {
+  auto g = generate(bem_model(), "-q --ambisonics 2 --faust bar.dsp --name bar");
+  ASSERT_EQ(g.status, 0) << g.output;
+  const auto f = run("cd '" + dir.string() + "' && faust -lang cpp -cn FaustModel -a '" +
+                     (emit_test::kData / "faust-cpp-arch.cpp").string() + "' bar.dsp -o bar_faust.cpp");
+  ASSERT_EQ(f.status, 0) << f.output;
+  const std::string harness = R"(#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include "bar_faust.cpp"
+// argv[1]: the value written into the yaw zone (strtof: "nan", "inf", "1e30" pass as such);
+// 0.1 s for the yaw to glide in, a strike, then 1920 samples of every channel.
+int main(int argc, char** argv) {
+  FaustModel dsp;
+  dsp.init(48000);
+  MapUI ui;
+  dsp.buildUserInterface(&ui);
+  if (!ui.getLabelMap().count("yaw") || !ui.getLabelMap().count("gate")) return 3;
+  ui.setParamValue("yaw", strtof(argv[1], nullptr));
+  const int n = 240, C = dsp.getNumOutputs(), I = dsp.getNumInputs();
+  std::vector<std::vector<float>> in(I, std::vector<float>(n, 0.0f)), out(C, std::vector<float>(n));
+  std::vector<float*> ins(I), outs(C);
+  for (int c = 0; c < I; ++c) ins[c] = in[c].data();
+  for (int c = 0; c < C; ++c) outs[c] = out[c].data();
+  for (int block = 0; block < 20; ++block) dsp.compute(n, ins.data(), outs.data());
+  ui.setParamValue("gate", 1.0f);
+  for (int block = 0; block < 8; ++block) {
+    dsp.compute(n, ins.data(), outs.data());
+    ui.setParamValue("gate", 0.0f);
+    for (int i = 0; i < n; ++i)
+      for (int c = 0; c < C; ++c) std::printf("%.9g%c", out[c][i], c + 1 < C ? ' ' : '\n');
+  }
+}
+)";
+  ASSERT_NO_FATAL_FAILURE(compile_harness("faust_harness", harness));
+  const int channels = ambisonic_channel_count(2);
+  auto render = [&](const std::string& yaw) { return this->render(yaw, channels, "faust_harness"); };
+  auto largest_difference = [](const std::vector<Eigen::VectorXd>& a, const std::vector<Eigen::VectorXd>& b) {
+    double d = 0;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) d = std::max(d, (a[i] - b[i]).cwiseAbs().maxCoeff());
+    return d;
+  };
+  const auto zero = render("0"), quarter = render("90"), plus = render("180"), minus = render("-180");
+  ASSERT_EQ(zero.size(), 1920u);
+  double peak = 0;
+  for (const auto& v : zero) peak = std::max(peak, v.cwiseAbs().maxCoeff());
+  ASSERT_GT(peak, 0);
+  EXPECT_GT(largest_difference(quarter, zero), 0.1 * peak) << "the yaw zone turned nothing";
+  const std::vector<std::pair<const char*, const std::vector<Eigen::VectorXd>*>> hostile = {
+      {"nan", &zero}, {"inf", &plus}, {"-inf", &minus}, {"1e30", &plus}, {"-1e30", &minus}, {"-1e-45", &zero}};
+  for (const auto& [value, expected] : hostile) {
+    const auto samples = render(value);
+    ASSERT_EQ(samples.size(), 1920u) << value;
+    for (const auto& v : samples) ASSERT_TRUE(v.allFinite()) << value;
+    EXPECT_LT(largest_difference(samples, *expected), 1e-6 * peak) << value;
   }
 }
 

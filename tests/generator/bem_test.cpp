@@ -15,6 +15,7 @@
 #include "radiation/bem.hpp"
 #include "radiation/bem_kernels.hpp"
 #include "util/error.hpp"
+#include "util/gauss_legendre.hpp"
 
 namespace mesh2dsp {
 namespace {
@@ -59,6 +60,16 @@ void geodesic_sphere(int n, double radius_m, Eigen::MatrixXd& V, Eigen::MatrixXi
   for (size_t i = 0; i < v.size(); ++i) V.row(i) = radius_m * v[i].transpose();
   F.resize(f.size(), 3);
   for (size_t i = 0; i < f.size(); ++i) F.row(i) << f[i][0], f[i][1], f[i][2];
+}
+
+// The points on each face's edges (rows 3j + e, edge from corner e to e + 1) on the sphere, as a
+// quadratic finite-element mesh of it places its boundary edge nodes.
+Eigen::MatrixXd sphere_edge_points(const Eigen::MatrixXd& V, const Eigen::MatrixXi& F, double radius_m) {
+  Eigen::MatrixXd points(3 * F.rows(), 3);
+  for (Eigen::Index j = 0; j < F.rows(); ++j)
+    for (int e = 0; e < 3; ++e)
+      points.row(3 * j + e) = radius_m * (V.row(F(j, e)) + V.row(F(j, (e + 1) % 3))).normalized();
+  return points;
 }
 
 struct Case {
@@ -106,31 +117,34 @@ double worst_error(const BemSurface& s, int degree, double ka, double radius_m,
   return worst;
 }
 
-// The tolerances are what piecewise-constant elements reach on 2880 triangles (about 13 per
-// wavelength at ka = 5), measured worst: 0.72 % at ka = 0.1 and 1, 1.75 % at ka = 5 (the
-// dipole), 1.95 % at ka = π and 2π (Y20). The 1 % needs more: 5120 triangles give
-// 0.44 %, 1.19 % (dipole, ka = 5) and 1.32 % (Y20, ka = 2π); 1280 give up to 3.4 %.
-// Without the Burton–Miller term the monopole is 12 % off at ka = π and 37 % at ka = 2π
-// (the interior Dirichlet eigenfrequencies), which these bounds catch.
-double tolerance_at(double ka) { return ka <= 1 ? 0.01 : ka <= 5 ? 0.02 : 0.025; }
-constexpr double kTolerance = 0.025;
+// The tolerance is the 1 % at every ka, the interior resonances included. Measured worst
+// (of the directions and r = 2a, 10a) on 2880 curved triangles (their edge points on the sphere,
+// as a quadratic FEM mesh's boundary): 0.04 % at ka = 0.1 and 1, 0.11 % at ka = 5 (the dipole),
+// 0.25 % at ka = π and 2π (the monopole at 2π). On the same triangles flat (the inscribed
+// polyhedron) it is 1.05 % (the dipole at ka = 0.1), 1.8 % (the dipole at ka = 5) and 2.0 % (Y20,
+// ka = 2π), which these bounds catch: the error was the flat facets' geometry, not the
+// piecewise-constant pressure: 720 unknowns, each spread over four flat triangles with their
+// corners on the sphere, gave the 2880 flat triangles' errors to within 0.07 % (points).
+// Without the Burton–Miller term the monopole is 3× off at ka = π and 2.5× at ka = 2π (the
+// interior Dirichlet eigenfrequencies).
+constexpr double kTolerance = 0.01;
 
 const BemSurface& test_sphere() {
   static const BemSurface s = [] {
     Eigen::MatrixXd V;
     Eigen::MatrixXi F;
     geodesic_sphere(12, 0.1, V, F);
-    return bem_surface(V, F);
+    return bem_surface(V, F, sphere_edge_points(V, F, 0.1));
   }();
   return s;
 }
 
 TEST(Bem, MonopoleDipoleAndY20AgainstExactSolutions) {
-  fmt::print("geodesic sphere: {} triangles, a = 0.1 m\n", test_sphere().faces.rows());
+  fmt::print("geodesic sphere: {} curved triangles, a = 0.1 m\n", test_sphere().faces.rows());
   for (int degree : {0, 1, 2})
     for (double ka : {0.1, 1.0, 5.0}) {
       const double e = worst_error(test_sphere(), degree, ka, 0.1, {}, true);
-      EXPECT_LT(e, tolerance_at(ka)) << "degree " << degree << " ka " << ka;
+      EXPECT_LT(e, kTolerance) << "degree " << degree << " ka " << ka;
     }
 }
 
@@ -149,6 +163,15 @@ TEST(Bem, WithoutBurtonMillerTheInteriorResonanceShows) {
   plain.burton_miller = false;
   EXPECT_GT(worst_error(test_sphere(), 0, kPi, 0.1, plain, false), 2 * kTolerance);
   EXPECT_GT(worst_error(test_sphere(), 0, 2 * kPi, 0.1, plain, false), 2 * kTolerance);
+}
+
+// The same sphere's triangles flat (no edge points: the inscribed polyhedron) miss the bound on
+// the dipole at ka = 5 (measured 1.8 %): the curved elements are what meet it.
+TEST(Bem, FlatFacetsMissTheDipoleBound) {
+  Eigen::MatrixXd V;
+  Eigen::MatrixXi F;
+  geodesic_sphere(12, 0.1, V, F);
+  EXPECT_GT(worst_error(bem_surface(V, F), 1, 5.0, 0.1, {}, false), 1.5 * kTolerance);
 }
 
 TEST(Bem, DirectivityOfADipole) {
@@ -183,6 +206,20 @@ TEST(Bem, BadInputIsAnError) {
   Eigen::MatrixXi F(1, 3);
   F << 0, 1, 2;
   EXPECT_THROW(bem_surface(V, F), Error);
+  // Curved triangles: edge points of the wrong count, or one that folds the patch over itself.
+  V << 0, 0, 0, 1, 0, 0, 0, 1, 0;
+  EXPECT_NO_THROW(bem_surface(V, F));
+  EXPECT_THROW(bem_surface(V, F, Eigen::MatrixXd::Zero(2, 3)), Error);
+  Eigen::MatrixXd edge_points(3, 3);
+  edge_points << 0.5, 0, 0, 0.5, 0.5, 0, 0, 0.5, 0;
+  EXPECT_NO_THROW(bem_surface(V, F, edge_points));
+  edge_points.row(0) << 0.5, 2, 0;  // edge (0, 1)'s point pulled across the triangle
+  EXPECT_THROW(bem_surface(V, F, edge_points), Error);
+  // ... unless asked to make such triangles flat (the analysis does).
+  const BemSurface straightened = bem_surface(V, F, edge_points, true);
+  EXPECT_EQ(straightened.straightened, 1);
+  EXPECT_NEAR(straightened.geometry.areas_m2[0], 0.5, 1e-12);
+  EXPECT_EQ(bem_surface(V, F, Eigen::MatrixXd(), true).straightened, 0);
 }
 
 // The bundled bar's surface (a box with sharp edges, triangles of 10 mm): uniform normal
@@ -232,42 +269,63 @@ TEST(Bem, BarSurfaceAtLowFrequency) {
   EXPECT_LT(std::abs(pd[0]), 0.1 * std::abs(expected));
 }
 
-// O'Brien's weights carry no acoustic short circuit: a free bar's first bending mode pushes air
-// from one face to the other around a 2-3 cm section, far below the wavelength, so the true
-// pressure falls far below what the two faces radiated separately give. Their gains are eq. 10's
-// quantity (Pa·m); times k/2π they are the Rayleigh integral's pressure for a baffled surface,
-// which is what is compared (in dB) here.
-TEST(Bem, BarAgainstOBrienWeights) {
+// O'Brien's weights carry no acoustic short circuit: a free bar's bending modes push air from
+// one face to the other around a 2-3 cm section, far below the wavelength, so the true field
+// falls below what the faces radiated separately give. Compared here as each mode's radiated
+// power (∫|p|² over a far sphere, r = 50 m: 12 Gauss–Legendre rings in cos θ × 24 azimuths,
+// the same listeners for both), which weighs every direction instead of one listener's.
+// O'Brien's gains are eq. 10's quantity; times k/2π they are the Rayleigh integral's pressure
+// for a baffled surface, the BEM's pressure per unit modal velocity.
+TEST(Bem, BarRadiatedPowerAgainstOBrienWeights) {
   AnalysisOptions o;
   o.input = std::string(MESH2DSP_SOURCE_DIR) + "/meshes/bar.obj";
   o.modes = 8;
-  o.listeners = {"0,0.1,0.5"};
   o.excite = "auto:2";
+  constexpr int kRings = 12, kAzimuths = 24;
+  constexpr double kRadius = 50;
+  std::vector<double> z, w;
+  gauss_legendre(kRings, z, w);
+  std::vector<double> weights;
+  for (int a = 0; a < kRings; ++a)
+    for (int b = 0; b < kAzimuths; ++b) {
+      const double phi = 2 * kPi * (b + 0.5) / kAzimuths, rho = std::sqrt(1 - z[a] * z[a]);
+      o.listeners.push_back(fmt::format("{},{},{}", kRadius * rho * std::cos(phi), kRadius * rho * std::sin(phi),
+                                        kRadius * z[a]));
+      weights.push_back(w[a] * 2 * kPi / kAzimuths);
+    }
   const ModalModel obrien = analyze_mesh(o);
   o.radiation = "bem";
   const ModalModel bem = analyze_mesh(o);
   ASSERT_EQ(obrien.modes.size(), bem.modes.size());
-  ASSERT_EQ(bem.listeners.size(), 1u);
-  fmt::print("bar, listener (0, 0.1, 0.5) m: mode, Hz, |BEM| Pa·s/m, |O'Brien·k/2π|, BEM − O'Brien dB\n");
-  double first_bending_db = 0;
-  bool found = false;
+  ASSERT_EQ(bem.listeners.size(), weights.size());
+  fmt::print("bar, radiated power per unit modal velocity (∫|p r|² dΩ at {} m), BEM against O'Brien·k/2π:\n"
+             "  mode     Hz     BEM        O'Brien    BEM − O'Brien dB\n", kRadius);
+  std::vector<double> db(bem.modes.size());
   for (size_t n = 0; n < bem.modes.size(); ++n) {
     const double k = 2 * kPi * bem.modes[n].frequency_hz / kSpeedOfSoundMS;
-    const double b = std::abs(bem.listeners[0].gains[n]);
-    const double ob = std::abs(obrien.listeners[0].gains[n]) * k / (2 * kPi);
-    const double db = 20 * std::log10(std::max(b, 1e-30) / std::max(ob, 1e-30));
-    fmt::print("  {:2d} {:8.1f} {:11.4g} {:11.4g} {:+7.1f}\n", n, bem.modes[n].frequency_hz, b, ob, db);
-    EXPECT_NEAR(std::abs(bem.listeners[0].pressure[n]), b, 1e-9 * b);
-    if (!found && ob > 0) {  // the lowest mode this listener hears from O'Brien's weights
-      first_bending_db = db;
-      found = true;
+    double power_bem = 0, power_obrien = 0;
+    for (size_t l = 0; l < weights.size(); ++l) {
+      power_bem += weights[l] * std::norm(bem.listeners[l].pressure[n] * kRadius);
+      power_obrien += weights[l] * std::pow(obrien.listeners[l].gains[n] * k / (2 * kPi) * kRadius, 2);
     }
+    db[n] = 10 * std::log10(std::max(power_bem, 1e-300) / std::max(power_obrien, 1e-300));
+    fmt::print("  {:2d} {:8.1f} {:10.4g} {:10.4g} {:+7.1f}\n", n, bem.modes[n].frequency_hz, power_bem, power_obrien,
+               db[n]);
   }
-  ASSERT_TRUE(found);
-  // Measured −5.0 dB on the first bending mode (1135 Hz, bending across the 20 mm thickness,
-  // the listener above): O'Brien's weights already cancel along the bar's length through the
-  // delays' phases; what they miss is the flow round the section.
-  EXPECT_LT(first_bending_db, -3) << "no acoustic short circuit on the first bending mode";
+  // Measured (the table in the README): the first bending mode (1135 Hz, across the 20 mm
+  // thickness: k·20 mm = 0.42) radiates 4.6 dB less power than O'Brien's weights say, the second
+  // (1672 Hz, across the 30 mm width) 1.2 dB less; from 3 kHz up (the section no longer small
+  // against the wavelength) the BEM is 2.2-5.0 dB above them (their cos θ obliquity and no
+  // diffraction round the bar). Not "far below": O'Brien's visibility already keeps each
+  // direction from hearing the face that would cancel, so what is missing is the flow round the
+  // section, a few dB at k·thickness ≈ 0.4. The bounds: the short circuit shows on the first
+  // mode, and it is the low modes' alone.
+  EXPECT_LT(db[0], -3) << "no acoustic short circuit on the first bending mode";
+  for (size_t n = 0; n < db.size(); ++n)
+    if (bem.modes[n].frequency_hz > 2500) {
+      EXPECT_LT(std::abs(db[n]), 6) << "mode " << n;
+      EXPECT_GT(db[n] - db[0], 5) << "mode " << n;
+    }
   EXPECT_EQ(bem.analysis.radiation, "bem");
   EXPECT_GE(bem.modes[0].directivity_order, 2);
 }
