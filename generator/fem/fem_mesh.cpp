@@ -107,4 +107,16 @@ FemMesh make_fem_mesh(const TetMesh& tets, int order) {
   return fem;
 }
 
+Eigen::VectorXi face_edge_nodes(const FemMesh& fem, const Eigen::MatrixXi& faces) {
+  if (fem.order != 2) return {};
+  std::unordered_map<uint64_t, int> node;
+  for (Eigen::Index t = 0; t < fem.elements.rows(); ++t)
+    for (int e = 0; e < 6; ++e)
+      node.emplace(edge_key(fem.elements(t, kTetEdges[e][0]), fem.elements(t, kTetEdges[e][1])), fem.elements(t, 4 + e));
+  Eigen::VectorXi out(3 * faces.rows());
+  for (Eigen::Index j = 0; j < faces.rows(); ++j)
+    for (int e = 0; e < 3; ++e) out[3 * j + e] = node.at(edge_key(faces(j, e), faces(j, (e + 1) % 3)));
+  return out;
+}
+
 }  // namespace mesh2dsp

@@ -21,6 +21,10 @@ struct FemMesh {
 // The local corner pairs of the six P2 edge nodes, in element order.
 inline constexpr int kTetEdges[6][2] = {{0, 1}, {1, 2}, {0, 2}, {0, 3}, {1, 3}, {2, 3}};
 
+// The edge node on each edge of `faces` (triangles over the corner nodes; rows 3j + e: the edge
+// from corner e to corner (e + 1) mod 3 of face j), or an empty vector for a linear mesh.
+Eigen::VectorXi face_edge_nodes(const FemMesh& fem, const Eigen::MatrixXi& faces);
+
 // P2: when the tet mesh's boundary approximates an input surface (TetMesh::input_faces), the
 // edge nodes of boundary edges are placed on that surface (isoparametric curved boundary), so
 // coarse elements follow its curvature; an edge whose node would move by more than a third of

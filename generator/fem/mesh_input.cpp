@@ -59,7 +59,7 @@ constexpr double kBoundaryDistancePerSize = 1e-3;
 // element edge. At Mesh_3's usual 3 and 3 %, caps and needles in a solid's limbs and their
 // chords left spot's scan 3.45 % high on its horns' modes against a converged reference (input
 // surface kept, 8x smaller elements), the statue 1.36 % (median 0.93 and 0.77 %); at 1.5 and 2 %
-// within 1.3 % and 0.26 % (median 0.16 and 0.11 %), for twice the elements. Where walls set the
+// within 0.93 % and 0.39 % (median 0.15 and 0.03 %), for about twice the elements. Where walls set the
 // elements (a bell, a blade), that would add to meshes already the largest: they keep 3 and 3 %
 // (a blade scan's noise, 0.1 mm on 4 mm, is not to be followed).
 constexpr double kSolidRadiusEdgeBound = 1.5;
@@ -149,16 +149,14 @@ TetMesh physics_sized_mesh(const SurfaceMesh& input, const Material& material, d
       options.max_tet_volume_m3
           ? std::optional<double>(std::cbrt(6 * std::sqrt(2.0) * *options.max_tet_volume_m3))
           : std::nullopt;
+  const auto rule_edge_m = [&](double wall_m) { return element_edge_length(material, sizing_hz, wall_m); };
   v.edge_length_m = [&](double wall_m) {
-    return fixed_edge_m ? *fixed_edge_m
-                        : options.element_scale * element_edge_length(material, sizing_hz, wall_m);
+    return fixed_edge_m ? *fixed_edge_m : options.element_scale * rule_edge_m(wall_m);
   };
   v.vertex_thickness_m = local_thickness(input);
   // Classified by the sizing rule even when a volume bound fixes the edge (the coarse pass, or
   // --max-tet-volume): a bell stays a bell.
-  const bool walled = walls_set_elements(v.vertex_thickness_m, [&](double wall_m) {
-    return element_edge_length(material, sizing_hz, wall_m);
-  });
+  const bool walled = walls_set_elements(v.vertex_thickness_m, rule_edge_m);
   v.cell_radius_edge_bound = walled ? kWallRadiusEdgeBound : kSolidRadiusEdgeBound;
   const double min_boundary_distance_per_edge =
       walled ? kMinBoundaryDistancePerWallEdge : kMinBoundaryDistancePerSolidEdge;

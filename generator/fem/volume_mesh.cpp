@@ -392,17 +392,19 @@ TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options
   // (cells_pinching_the_boundary) rather than by Mesh_3's manifold criterion.
   // Refinement is guaranteed to end only for a radius-edge bound of 2 or more: below it, the
   // vertices are capped, and a mesh that reaches the cap is made again at 3.
+  constexpr double kGuaranteedRadiusEdgeBound = 2.0, kFallbackRadiusEdgeBound = 3.0;
   CGAL::Mesh_error_code error = CGAL::CGAL_MESH_3_NO_ERROR;
   CGAL::parameters::internal::Mesh_3_options capped;
-  capped.maximal_number_of_vertices = options.cell_radius_edge_bound < 2 ? options.max_refinement_vertices : 0;
+  capped.maximal_number_of_vertices =
+      options.cell_radius_edge_bound < kGuaranteedRadiusEdgeBound ? options.max_refinement_vertices : 0;
   capped.pointer_to_error_code = &error;
   Complex complex = CGAL::make_mesh_3<Complex>(domain, criteria(options.cell_radius_edge_bound),
                                                CGAL::parameters::no_perturb(), CGAL::parameters::exude(), capped);
   if (error == CGAL::CGAL_MESH_3_MAXIMAL_NUMBER_OF_VERTICES_REACHED) {
     notice(fmt::format("volume meshing: cells bounded at {} times their shortest edge did not settle "
-                       "within {} vertices; meshed again at 3",
-                       options.cell_radius_edge_bound, options.max_refinement_vertices));
-    complex = CGAL::make_mesh_3<Complex>(domain, criteria(3.0), CGAL::parameters::no_perturb(),
+                       "within {} vertices; meshed again at {}",
+                       options.cell_radius_edge_bound, options.max_refinement_vertices, kFallbackRadiusEdgeBound));
+    complex = CGAL::make_mesh_3<Complex>(domain, criteria(kFallbackRadiusEdgeBound), CGAL::parameters::no_perturb(),
                                          CGAL::parameters::exude());
   }
   // A symmetric input can leave exactly flat cells inside (four refinement points on a bar's

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <complex>
-#include <unordered_map>
 
 #include "fem/surface_mesh.hpp"
 #include "modal/memory_estimate.hpp"
@@ -50,28 +49,6 @@ ModalListener listener_gains(const TetMesh& tets, const Eigen::MatrixXd& shapes,
   return listener;
 }
 
-namespace {
-
-// The FEM node on each face's edges (rows 3j + e: the edge from corner e to corner e + 1), or an
-// empty matrix for a linear mesh.
-Eigen::VectorXi boundary_edge_nodes(const FemMesh& fem, const Eigen::MatrixXi& faces) {
-  if (fem.order != 2) return {};
-  const auto key = [](int a, int b) {
-    if (a > b) std::swap(a, b);
-    return (static_cast<uint64_t>(a) << 32) | static_cast<uint32_t>(b);
-  };
-  std::unordered_map<uint64_t, int> node;
-  for (Eigen::Index t = 0; t < fem.elements.rows(); ++t)
-    for (int e = 0; e < 6; ++e)
-      node.emplace(key(fem.elements(t, kTetEdges[e][0]), fem.elements(t, kTetEdges[e][1])), fem.elements(t, 4 + e));
-  Eigen::VectorXi out(3 * faces.rows());
-  for (Eigen::Index j = 0; j < faces.rows(); ++j)
-    for (int e = 0; e < 3; ++e) out[3 * j + e] = node.at(key(faces(j, e), faces(j, (e + 1) % 3)));
-  return out;
-}
-
-}  // namespace
-
 void bem_radiation(ModalModel& model, const TetMesh& tets, const FemMesh& fem, const Eigen::MatrixXd& shapes,
                    const Eigen::VectorXd& eigenvalues) {
   // The analysis surface: the tet mesh's boundary triangles, curved through their P2 edge nodes
@@ -81,7 +58,7 @@ void bem_radiation(ModalModel& model, const TetMesh& tets, const FemMesh& fem, c
   // Outward normals are the solve's convention: a surface whose enclosed volume comes out
   // negative is oriented inwards, and is turned.
   if (signed_volume(SurfaceMesh{tets.vertices, faces}) < 0) faces.col(1).swap(faces.col(2));
-  const Eigen::VectorXi edge_nodes = boundary_edge_nodes(fem, faces);
+  const Eigen::VectorXi edge_nodes = face_edge_nodes(fem, faces);
   Eigen::MatrixXd edge_points(edge_nodes.size(), 3);
   for (Eigen::Index r = 0; r < edge_nodes.size(); ++r) edge_points.row(r) = fem.nodes.row(edge_nodes[r]);
   // The dense system: F² single-precision complex entries (8 bytes each) and GMRES's 200 basis
