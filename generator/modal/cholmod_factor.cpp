@@ -179,15 +179,31 @@ void CholmodFactor::factorize(const SparseMatrix& lower) {
 
 void CholmodFactor::release() { state_->free_numeric(); }
 
-void CholmodFactor::solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const {
+void CholmodFactor::solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const { solve_system(CHOLMOD_A, b, x); }
+
+// CHOLMOD_LDLt solves L D Lᵀ x = b without the permutation; for an LLᵀ factor D = I.
+void CholmodFactor::solve_in_order(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const {
+  solve_system(CHOLMOD_LDLt, b, x);
+}
+
+void CholmodFactor::solve_system(int system, const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const {
   auto& s = *state_;
   if (!s.factor) throw Error("the factorization was released before a solve");
   cholmod_dense rhs = view_dense(b);
   last_cholmod_error.clear();
   // cholmod_solve2 reuses the three buffers when their shape fits and reallocates them otherwise.
-  if (!cholmod_solve2(CHOLMOD_A, s.factor, &rhs, nullptr, &s.solution, nullptr, &s.work_y, &s.work_e, &s.common))
+  if (!cholmod_solve2(system, s.factor, &rhs, nullptr, &s.solution, nullptr, &s.work_y, &s.work_e, &s.common))
     throw Error(describe_failure(s.common.status));
   x = Eigen::Map<const Eigen::MatrixXd>(static_cast<const double*>(s.solution->x), b.rows(), b.cols());
+}
+
+Eigen::VectorXi CholmodFactor::order() const {
+  const cholmod_factor* l = state_->factor;
+  if (!l) throw Error("the factorization was released");
+  Eigen::VectorXi out(rows_);
+  const int* perm = static_cast<const int*>(l->Perm);
+  for (Eigen::Index k = 0; k < rows_; ++k) out[k] = perm ? perm[k] : static_cast<int>(k);
+  return out;
 }
 
 Eigen::MatrixXd symmetric_times(const SparseMatrix& lower, const Eigen::MatrixXd& x) {

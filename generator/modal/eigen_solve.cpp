@@ -112,6 +112,14 @@ void largest_eigenpairs(Eigen::MatrixXd upper, int wanted, Eigen::VectorXd& valu
   values = all.head(wanted);
 }
 
+using Permutation = Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int>;
+
+// P A Pᵀ with A's rows and columns taken in `order` (entry k: A's row taken k-th).
+RowMajorSparse in_order(const RowMajorSparse& a, const Eigen::VectorXi& order) {
+  const Permutation p = Permutation(order).inverse();
+  return RowMajorSparse(p * a * p.transpose());
+}
+
 // Block Lanczos on S = (K − σM)⁻¹M, which is self-adjoint in the M inner product, with full
 // reorthogonalisation (the recurrence's blocks, then classical Gram–Schmidt over the whole
 // basis, repeated when needed) and no restarts: the basis only grows, so
@@ -122,10 +130,24 @@ void largest_eigenpairs(Eigen::MatrixXd upper, int wanted, Eigen::VectorXd& valu
 // Anal. Appl. 15(1), 1994), eq. (2.4): S Vⱼ = Vⱼ₋₁Bⱼᵀ + VⱼAⱼ + Vⱼ₊₁Bⱼ₊₁, T = VᵀM S V.
 class BlockLanczos {
  public:
-  BlockLanczos(const CholmodFactor& factor, const SparseMatrix& mass, int block, int capacity)
+  // The basis is kept in the factor's fill-reducing order (CholmodFactor::solve_in_order),
+  // `order` (entry k: the mesh's row taken k-th), and M with it.
+  BlockLanczos(const CholmodFactor& factor, const SparseMatrix& mass, const Eigen::VectorXi& order, int block,
+               int capacity)
       : factor_(factor), mass_rows_(symmetric_from_lower(mass)), node_mass_(node_mass_matrix(mass_rows_)),
         n_(static_cast<int>(mass.rows())), b_(block) {
-    if (node_mass_.size() > 0) mass_rows_ = RowMajorSparse();  // Mₙ replaces it
+    // Mₙ (nine times smaller) is permuted when the order moves each node's three rows together.
+    bool node_blocked = node_mass_.size() > 0 && order.size() == n_;
+    for (int k = 0; node_blocked && k < n_; ++k) node_blocked = order[k] == 3 * (order[k - k % 3] / 3) + k % 3;
+    if (node_blocked) {
+      mass_rows_ = RowMajorSparse();  // Mₙ replaces it
+      Eigen::VectorXi node_order(n_ / 3);
+      for (int k = 0; k < n_ / 3; ++k) node_order[k] = order[3 * k] / 3;
+      node_mass_ = in_order(node_mass_, node_order);
+    } else {
+      node_mass_ = RowMajorSparse();
+      mass_rows_ = in_order(mass_rows_, order);
+    }
     reserve(std::max(capacity, 2 * b_));
     append_block(random_block(b_), 0, 1.0);
   }
@@ -181,7 +203,7 @@ class BlockLanczos {
     reserve(kk + b_);
     const auto t0 = Clock::now();
     Eigen::MatrixXd& y = solved_;
-    factor_.solve(mass_block_, y);  // S Vⱼ
+    factor_.solve_in_order(mass_block_, y);  // S Vⱼ
     solve_s += seconds_since(t0);
     solves += b_;
     // The recurrence's own terms first: S Vⱼ lies almost wholly in Vⱼ₋₁ and Vⱼ (eq. 2.4), so
@@ -323,19 +345,21 @@ class BlockLanczos {
       // goes out of the Krylov relation, and the rigid-body modes (θ = 1/|σ|, 10⁶ times the
       // elastic ones) set `reference`, so a looser floor drops elastic information.
       const double floor = pass == 0 ? 8 * std::numeric_limits<double>::epsilon() * reference : 0.5;
-      xn.resize(n_, b_);
-      mxn.resize(n_, b_);
+      // The kept directions scaled to unit M-norm, all b at once: one pass over x and M·x each
+      // (column by column, each product would read the whole n × b block b times).
+      Eigen::MatrixXd scaled = Eigen::MatrixXd::Zero(b_, b_);
       Eigen::MatrixXd rp = Eigen::MatrixXd::Zero(b_, b_);
       std::vector<int> lost;
       for (int i = 0; i < b_; ++i) {
         if (s[i] > floor) {
-          xn.col(i).noalias() = x * (q.col(i) / s[i]);
-          mxn.col(i).noalias() = mx * (q.col(i) / s[i]);
+          scaled.col(i) = q.col(i) / s[i];
           rp.row(i) = s[i] * q.col(i).transpose();
         } else {
           lost.push_back(i);
         }
       }
+      xn.noalias() = x * scaled;
+      mxn.noalias() = mx * scaled;
       // Kept columns and the replacements made so far are final; the others are not yet.
       std::vector<bool> final_column(b_, true);
       for (int i : lost) final_column[i] = false;
@@ -450,7 +474,13 @@ EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
   // cores themselves (row_parts, run_parts).
   std::optional<SerialThreads> single_threaded_iteration(std::in_place);
   Progress progress("eigen iterations");
-  BlockLanczos lanczos(factor, m, b, expected_basis_columns(expected, b, n) + b);
+  // The iteration runs in the factor's fill-reducing order (nested dissection: each part of the
+  // mesh a contiguous range of rows), not the mesher's: the mass products then gather their
+  // neighbours' rows from nearby memory instead of across the whole block, and the solves skip
+  // the permutation. The modes are put back in the mesh's order at the end.
+  const Eigen::VectorXi order = factor.order();
+  const Permutation to_mesh_order(order);
+  BlockLanczos lanczos(factor, m, order, b, expected_basis_columns(expected, b, n) + b);
   lanczos.lock_rigid_modes(0.5 / -options.shift);
   EigenSolution out;
   // The eigenvectors of T for the modes of the last round: the Ritz vectors (an n × k × nev
@@ -494,7 +524,7 @@ EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
   // where the solve's memory peaks.
   lanczos.release_step_buffers();
   factor.release();
-  out.vectors = lanczos.ritz_vectors(ritz_y);
+  out.vectors = to_mesh_order * lanczos.ritz_vectors(ritz_y);
   progress.finish(fmt::format("{} modes, {} Lanczos vectors", out.eigenvalues.size(), lanczos.dimension()));
   out.factorizations = 1;
   out.ordering_s = ordering_s;
