@@ -3,6 +3,8 @@
 // asked for, and every failure (memory, CHOLMOD, no convergence) as one mesh2dsp::Error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <filesystem>
 
@@ -176,6 +178,34 @@ TEST(EigenSolve, EstimateComesFromTheSymbolicAnalysisAndGrowsWithTheModes) {
   EXPECT_GT(many.basis_bytes, 5 * few.basis_bytes);
   EXPECT_DOUBLE_EQ(many.factor_bytes, few.factor_bytes);
   EXPECT_GT(many.time_s(), few.time_s());
+}
+
+// The Lanczos basis is kept in the factor's own order: its solves must give A⁻¹B with the rows
+// taken in that order, whatever the block's width.
+TEST(EigenSolve, SolvesInTheFactorsOrderMatchTheWholeSolve) {
+  const FemMatrices fem = steel_cube(3);
+  SparseMatrix shifted = fem.stiffness + 1e6 * fem.mass;
+  shifted.makeCompressed();
+  CholmodFactor factor(shifted);
+  factor.factorize(shifted);
+  const Eigen::VectorXi order = factor.order();
+  const Eigen::Index n = shifted.rows();
+  ASSERT_EQ(order.size(), n);
+  Eigen::VectorXi sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  for (Eigen::Index k = 0; k < n; ++k) ASSERT_EQ(sorted[k], k) << "not a permutation";
+  const SparseMatrix full = symmetric_from_lower(shifted);
+  for (int columns : {1, 3, 8}) {
+    const Eigen::MatrixXd b = Eigen::MatrixXd::Random(n, columns);
+    Eigen::MatrixXd x, x_in_order;
+    factor.solve(b, x);
+    EXPECT_LT((full * x - b).norm(), 1e-9 * b.norm()) << columns << " columns";
+    Eigen::MatrixXd b_in_order(n, columns);
+    for (Eigen::Index k = 0; k < n; ++k) b_in_order.row(k) = b.row(order[k]);
+    factor.solve_in_order(b_in_order, x_in_order);
+    for (Eigen::Index k = 0; k < n; ++k)
+      ASSERT_LT((x_in_order.row(k) - x.row(order[k])).norm(), 1e-9 * x.norm()) << columns << " columns, row " << k;
+  }
 }
 
 TEST(EigenSolve, CholmodFailuresAreErrorsAndSilent) {
