@@ -7,6 +7,9 @@
 #include <array>
 #include <cmath>
 #include <omp.h>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 
 #include "radiation/bem_kernels.hpp"
 #include "util/error.hpp"
@@ -72,10 +75,9 @@ inline Kernels kernels(const Eigen::Vector3d& x, const Eigen::Vector3d& nx, cons
   return out;
 }
 
-// Quadrature points of many elements as plain arrays, with their kernels (bem_kernels.hpp).
-struct PointBatch {
+// Quadrature points as plain arrays (structure of arrays, as bem_kernels.hpp reads them).
+struct PointArrays {
   std::vector<double> x, y, z, nx, ny, nz, weight;
-  std::array<std::vector<double>, 8> kernel;  // k1..k4 of BemKernelOut, re/im
   size_t size() const { return x.size(); }
   void clear() {
     for (auto* v : {&x, &y, &z, &nx, &ny, &nz, &weight}) v->clear();
@@ -85,21 +87,37 @@ struct PointBatch {
     nx.push_back(normal.x()), ny.push_back(normal.y()), nz.push_back(normal.z());
     weight.push_back(w);
   }
+  void push(const PointArrays& from, size_t m) {
+    x.push_back(from.x[m]), y.push_back(from.y[m]), z.push_back(from.z[m]);
+    nx.push_back(from.nx[m]), ny.push_back(from.ny[m]), nz.push_back(from.nz[m]);
+    weight.push_back(from.weight[m]);
+  }
   BemPoints points() const {
     return {x.data(), y.data(), z.data(), nx.data(), ny.data(), nz.data(), weight.data(),
             static_cast<int>(size())};
   }
-  void evaluate(const Eigen::Vector3d& at, const Eigen::Vector3d& normal, double k,
-                double alpha_over_i, bool mirrored) {
-    for (auto& v : kernel) v.resize(size());
-    if (size() == 0) return;
-    burton_miller_kernels(at, normal, k, alpha_over_i, points(),
-                          {kernel[0].data(), kernel[1].data(), kernel[2].data(), kernel[3].data(),
-                           mirrored ? kernel[4].data() : nullptr, kernel[5].data(), kernel[6].data(),
-                           kernel[7].data()});
-  }
 };
 
+// The kernels k1, k2 (bem_kernels.hpp) of a batch of points, re/im.
+struct KernelValues {
+  std::array<std::vector<double>, 4> value;
+  BemKernelOut out(size_t count) {
+    for (auto& v : value)
+      if (v.size() < count) v.resize(count);
+    return {value[0].data(), value[1].data(), value[2].data(), value[3].data()};
+  }
+  cd k1(size_t p) const { return {value[0][p], value[1][p]}; }
+  cd k2(size_t p) const { return {value[2][p], value[3][p]}; }
+};
+
+// Points gathered from many elements, with their kernels.
+struct PointBatch : PointArrays {
+  KernelValues kernel;
+  void evaluate(const Eigen::Vector3d& at, const Eigen::Vector3d& normal, double k, double alpha_over_i) {
+    if (size() == 0) return;
+    burton_miller_kernels(at, normal, k, alpha_over_i, points(), kernel.out(size()));
+  }
+};
 
 // The element integrals of one row: the coefficient of p_j (∫∂G/∂n_y + α∫∂²G/∂n_x∂n_y) and of
 // q_j (∫G + α∫∂G/∂n_x).
@@ -280,39 +298,34 @@ double edge_solid_angle_gradient(const Eigen::Vector3d& x, const Eigen::Vector3d
 }
 
 // Every element's quadrature points, normals and weights (J × rule weight) under the centroid,
-// 3- and 7-point rules, on its curved patch: frequency-independent, computed once per solve.
+// 3- and 7-point rules, on its curved patch: frequency-independent, computed once per surface.
 struct RulePoints {
-  // By ElementRule (not kAdaptive); element j's at [j·N, (j+1)·N).
-  std::array<std::vector<Eigen::Vector3d>, 3> points, normals;
-  std::array<std::vector<double>, 3> weights;
+  // By ElementRule (not kAdaptive): element j's points at [j·N, (j+1)·N), N = per_element[rule].
+  static constexpr std::array<int, 3> per_element = {1, 3, 7};
+  std::array<PointArrays, 3> rule;
   explicit RulePoints(const BemSurface& s) {
     const Eigen::Index n = s.faces.rows();
-    constexpr auto centroid = static_cast<size_t>(ElementRule::kCentroid), three = static_cast<size_t>(ElementRule::kThree),
-                   seven = static_cast<size_t>(ElementRule::kSeven);
+    PointArrays &centroid = rule[static_cast<size_t>(ElementRule::kCentroid)],
+                &three = rule[static_cast<size_t>(ElementRule::kThree)],
+                &seven = rule[static_cast<size_t>(ElementRule::kSeven)];
     for (Eigen::Index j = 0; j < n; ++j) {
       const CurvedTriangle t = curved_triangle(s, j);
       // The one-point rule: the collocation point with the element's whole area.
-      points[centroid].push_back(s.geometry.centres.row(j).transpose());
-      normals[centroid].push_back(s.geometry.normals.row(j).transpose());
-      weights[centroid].push_back(s.geometry.areas_m2[j]);
+      centroid.push(s.geometry.centres.row(j).transpose(), s.geometry.normals.row(j).transpose(),
+                    s.geometry.areas_m2[j]);
       for (const auto& l : kRule3Points) {
         const CurvedTriangle::Point p = t.at(reference_point(l));
-        points[three].push_back(p.position);
-        normals[three].push_back(p.normal);
-        weights[three].push_back(p.jacobian / 6);  // reference area ½, weights ⅓
+        three.push(p.position, p.normal, p.jacobian / 6);  // reference area ½, weights ⅓
       }
       for (size_t m = 0; m < kRule7Points.size(); ++m) {
         const CurvedTriangle::Point p = t.at(reference_point(kRule7Points[m]));
-        points[seven].push_back(p.position);
-        normals[seven].push_back(p.normal);
-        weights[seven].push_back(0.5 * p.jacobian * kRule7Weights[m]);
+        seven.push(p.position, p.normal, 0.5 * p.jacobian * kRule7Weights[m]);
       }
     }
   }
-  void add(PointBatch& batch, ElementRule rule, int j) const {
-    const size_t count = rule == ElementRule::kCentroid ? 1 : rule == ElementRule::kThree ? 3 : 7;
-    const auto r = static_cast<size_t>(rule);
-    for (size_t m = count * j; m < count * (j + 1); ++m) batch.push(points[r][m], normals[r][m], weights[r][m]);
+  void add(PointBatch& batch, ElementRule r, int j) const {
+    const int count = per_element[static_cast<size_t>(r)];
+    for (int m = count * j; m < count * (j + 1); ++m) batch.push(rule[static_cast<size_t>(r)], m);
   }
 };
 
@@ -487,6 +500,66 @@ BemSurface bem_surface(const Eigen::MatrixXd& vertices, const Eigen::MatrixXi& f
   return s;
 }
 
+namespace {
+
+// The matrix is kept in single precision: its entries are the integrals to about 1e-7, far
+// inside the discretisation's error (~1 %), and the GMRES products, which read all of it every
+// iteration, are bound by memory bandwidth; half the bytes, half the time and memory.
+using cf = std::complex<float>;
+using RowMatrix = Eigen::Matrix<cf, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// Recursive coordinate bisection of the collocation points: groups of at most `max_size`
+// neighbouring elements, each group split at the median along its bounding box's longest side.
+std::vector<std::vector<int>> spatial_clusters(const Eigen::MatrixXd& centres, int max_size) {
+  std::vector<int> order(centres.rows());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::vector<std::vector<int>> clusters;
+  std::vector<std::pair<size_t, size_t>> pending = {{0, order.size()}};
+  while (!pending.empty()) {
+    const auto [begin, end] = pending.back();
+    pending.pop_back();
+    if (end - begin <= static_cast<size_t>(max_size)) {
+      clusters.emplace_back(order.begin() + begin, order.begin() + end);
+      continue;
+    }
+    Eigen::Vector3d low = Eigen::Vector3d::Constant(HUGE_VAL), high = -low;
+    for (size_t m = begin; m < end; ++m) {
+      low = low.cwiseMin(centres.row(order[m]).transpose());
+      high = high.cwiseMax(centres.row(order[m]).transpose());
+    }
+    Eigen::Index axis;
+    (high - low).maxCoeff(&axis);
+    const size_t middle = begin + (end - begin) / 2;
+    std::nth_element(order.begin() + begin, order.begin() + middle, order.begin() + end,
+                     [&](int a, int b) { return centres(a, axis) < centres(b, axis); });
+    pending.push_back({begin, middle});
+    pending.push_back({middle, end});
+  }
+  return clusters;
+}
+
+}  // namespace
+
+struct BemSolver::State {
+  BemSurface surface;
+  BemOptions options;
+  RulePoints rules;
+  std::vector<std::vector<int>> clusters;  // the preconditioner's blocks (empty: none)
+  RowMatrix A;                             // the last solve's matrix, overwritten by the next
+  State(const BemSurface& s, const BemOptions& o) : surface(s), options(o), rules(s) {
+    if (o.preconditioner_block > 0 && s.faces.rows() > o.preconditioner_block)
+      clusters = spatial_clusters(s.geometry.centres, o.preconditioner_block);
+  }
+};
+
+BemSolver::BemSolver(const BemSurface& surface, const BemOptions& options) {
+  check_surface(surface, surface.faces.rows());
+  state_ = std::make_unique<State>(surface, options);
+}
+BemSolver::~BemSolver() = default;
+BemSolver::BemSolver(BemSolver&&) noexcept = default;
+BemSolver& BemSolver::operator=(BemSolver&&) noexcept = default;
+
 BemSolution bem_solve(const BemSurface& s, double frequency_hz, const Eigen::VectorXcd& velocity,
                       const BemOptions& o) {
   return bem_solve_many(s, frequency_hz, velocity, o).front();
@@ -494,6 +567,14 @@ BemSolution bem_solve(const BemSurface& s, double frequency_hz, const Eigen::Vec
 
 std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz,
                                         const Eigen::MatrixXcd& velocities, const BemOptions& o) {
+  check_surface(s, velocities.rows());
+  return BemSolver(s, o).solve(frequency_hz, velocities);
+}
+
+std::vector<BemSolution> BemSolver::solve(double frequency_hz, const Eigen::MatrixXcd& velocities) {
+  const BemSurface& s = state_->surface;
+  const BemOptions& o = state_->options;
+  const RulePoints& rules = state_->rules;
   check_surface(s, velocities.rows());
   if (velocities.cols() == 0) return {};
   if (!(frequency_hz > 0) || !std::isfinite(frequency_hz))
@@ -508,88 +589,90 @@ std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz
   // §3's notation). Any α with Im α ≠ 0 makes the solution unique at every k; α = i/k scales the
   // two parts alike.
   const cd alpha = o.burton_miller ? kI / k : cd(0);
+  const auto t_start = std::chrono::steady_clock::now();
   const Assembler assembler{s, k, alpha};
   const int n = static_cast<int>(s.faces.rows());
-  // The matrix is kept in single precision: its entries are the integrals to about 1e-7, far
-  // inside the discretisation's error (~1 %), and the GMRES products, which read all of it ~50
-  // times a solve, are bound by memory bandwidth; half the bytes, half the time and memory.
-  using cf = std::complex<float>;
-  using RowMatrix = Eigen::Matrix<cf, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  RowMatrix A(n, n);
-  Eigen::MatrixXcd rhs = Eigen::MatrixXcd::Zero(n, m);
+  // Allocated by the first solve only: a fresh 8F² bytes per frequency had every page faulted in
+  // and zeroed again (a tenth of a 7 k-element solve). Every entry is written below.
+  RowMatrix& A = state_->A;
+  if (A.rows() != n) A.resize(n, n);
+  Eigen::MatrixXcd rhs(n, m);
   const GaussRule gauss = gauss_legendre_unit(8);
-  // Far pairs on the one-point rule both ways share G, G', G'' (they depend on r alone): each
-  // such pair is evaluated once, by the row of its smaller index, which writes both entries.
-  // The right-hand side is summed per thread, as the mirrored entries land in other rows.
-  // Every row's regular (non-adaptive) entries are gathered as quadrature points and their
-  // kernels evaluated in one vectorised batch (bem_kernels.hpp).
   const Eigen::VectorXd& h = s.diameters_m;
-  const RulePoints rules(s);
   const double alpha_over_i = alpha.imag();
-  std::vector<Eigen::MatrixXcd> partial(omp_get_max_threads(), Eigen::MatrixXcd::Zero(n, m));
+  const PointArrays& centroids = rules.rule[static_cast<size_t>(ElementRule::kCentroid)];
+  // Row by row, each on one thread: every element's rule by its distance, the points of the
+  // centroid, 3- and 7-point rules gathered by index from the precomputed arrays (no copies) and
+  // their kernels evaluated in one vectorised call per rule (bem_kernels.hpp), the adaptive
+  // elements' points in a batch. Jacobi scaling on the way: the rows differ by orders of
+  // magnitude where elements differ in size, so each row (and its right-hand side) is divided
+  // by its diagonal entry.
 #pragma omp parallel
   {
-    Eigen::MatrixXcd& b = partial[omp_get_thread_num()];
-    PointBatch sym, regular;     // mirrored one-point pairs; the other regular points
-    std::vector<int> sym_column, regular_column;
-    Eigen::VectorXcd a_row(n), q_row(n);  // row i's coefficients of the pressure and its derivative
+    std::vector<double> distance(n);
+    std::array<std::vector<int>, 3> gathered;  // point indices by rule
+    KernelValues values;
+    PointBatch adaptive;
+    std::vector<int> adaptive_column;
+    Eigen::VectorXcd q_row(n);  // row i's coefficients of the normal derivative
 #pragma omp for schedule(dynamic, 8)
     for (int i = 0; i < n; ++i) {
       const Eigen::Vector3d x = s.geometry.centres.row(i).transpose();
       const Eigen::Vector3d nx = s.geometry.normals.row(i).transpose();
-      sym.clear();
-      regular.clear();
-      sym_column.clear();
-      regular_column.clear();
+      const double x0 = x.x(), x1 = x.y(), x2 = x.z();
+#pragma omp simd
+      for (int j = 0; j < n; ++j) {
+        const double d0 = centroids.x[j] - x0, d1 = centroids.y[j] - x1, d2 = centroids.z[j] - x2;
+        distance[j] = std::sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+      }
+      for (auto& g : gathered) g.clear();
+      adaptive.clear();
+      adaptive_column.clear();
       for (int j = 0; j < n; ++j) {
         if (j == i) continue;
-        const double distance = (x - s.geometry.centres.row(j).transpose()).norm();
-        const double hmax = std::max(h[i], h[j]);
-        if (distance > kFar * hmax && k * hmax < kOnePointKh) {
-          if (j > i) {  // j < i: done by row j
-            rules.add(sym, ElementRule::kCentroid, j);
-            sym_column.push_back(j);
-          }
-        } else if (const ElementRule rule = element_rule(distance, h[j], k); rule != ElementRule::kAdaptive) {
-          rules.add(regular, rule, j);
-          regular_column.insert(regular_column.end(), regular.size() - regular_column.size(), j);
-        } else {  // adaptive subdivision, its points into the same batch
-          adaptive_points(x, curved_triangle(s, j), regular);
-          regular_column.insert(regular_column.end(), regular.size() - regular_column.size(), j);
+        const ElementRule rule = element_rule(distance[j], h[j], k);
+        if (rule == ElementRule::kAdaptive) {
+          adaptive_points(x, curved_triangle(s, j), adaptive);
+          adaptive_column.insert(adaptive_column.end(), adaptive.size() - adaptive_column.size(), j);
+        } else {
+          const auto r = static_cast<size_t>(rule);
+          const int count = RulePoints::per_element[r];
+          for (int p = count * j; p < count * (j + 1); ++p) gathered[r].push_back(p);
         }
       }
-      q_row.setZero();
-      a_row.setZero();
-      const RowTerms t = assembler.self(i, gauss);
-      A(i, i) = cf(t.p - 0.5);
-      q_row[i] = t.q + 0.5 * alpha;
-      regular.evaluate(x, nx, k, alpha_over_i, false);
-      for (size_t p = 0; p < regular_column.size(); ++p) {
-        a_row[regular_column[p]] += cd(regular.kernel[0][p], regular.kernel[1][p]);
-        q_row[regular_column[p]] += cd(regular.kernel[2][p], regular.kernel[3][p]);
+      const RowTerms self = assembler.self(i, gauss);
+      const cd scale = 1.0 / (self.p - 0.5);
+      cf* row = A.row(i).data();
+      row[i] = cf(1);
+      q_row[i] = self.q + 0.5 * alpha;
+      for (size_t r = 0; r < gathered.size(); ++r) {
+        const std::vector<int>& points = gathered[r];
+        if (points.empty()) continue;
+        BemPoints from = rules.rule[r].points();
+        from.count = static_cast<int>(points.size());
+        burton_miller_kernels(x, nx, k, alpha_over_i, from, values.out(points.size()), points.data());
+        const int count = RulePoints::per_element[r];
+        for (size_t p = 0; p < points.size(); p += count) {
+          cd a = 0, b = 0;
+          for (int c = 0; c < count; ++c) a += values.k1(p + c), b += values.k2(p + c);
+          const int j = points[p] / count;
+          row[j] = cf(scale * a);
+          q_row[j] = b;
+        }
       }
-      for (int j : regular_column) A(i, j) = cf(a_row[j]);
-      sym.evaluate(x, nx, k, alpha_over_i, true);
-      const double ai = s.geometry.areas_m2[i];
-      for (size_t p = 0; p < sym_column.size(); ++p) {
-        const int j = sym_column[p];
-        A(i, j) = cf(sym.kernel[0][p], sym.kernel[1][p]);
-        q_row[j] = cd(sym.kernel[2][p], sym.kernel[3][p]);
-        // Row j, column i: the weight is row i's area (the batch carried row j's).
-        const double scale = ai / s.geometry.areas_m2[j];
-        A(j, i) = cf(scale * cd(sym.kernel[4][p], sym.kernel[5][p]));
-        b.row(j) += (scale * cd(sym.kernel[6][p], sym.kernel[7][p])) * q.row(i);
+      adaptive.evaluate(x, nx, k, alpha_over_i);
+      for (size_t p = 0; p < adaptive_column.size();) {  // each element's points are consecutive
+        const int j = adaptive_column[p];
+        cd a = 0, b = 0;
+        for (; p < adaptive_column.size() && adaptive_column[p] == j; ++p)
+          a += adaptive.kernel.k1(p), b += adaptive.kernel.k2(p);
+        row[j] = cf(scale * a);
+        q_row[j] = b;
       }
-      b.row(i) += q_row.transpose() * q;
+      rhs.row(i) = scale * (q_row.transpose() * q);
     }
   }
-  for (const auto& b : partial) rhs += b;
-  // Jacobi scaling: the rows differ by orders of magnitude where elements differ in size.
-  const Eigen::VectorXcd diagonal = A.diagonal().cast<cd>();
-  for (int i = 0; i < n; ++i) {
-    A.row(i) /= cf(diagonal[i]);
-    rhs.row(i) /= diagonal[i];
-  }
+  const auto t_assembled = std::chrono::steady_clock::now();
   std::vector<BemSolution> out(m);
   for (int c = 0; c < m; ++c) {
     out[c].wavenumber_rad_m = k;
@@ -612,14 +695,52 @@ std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz
     }
     return Eigen::VectorXcd(result.cast<cd>());
   };
+  // Block-Jacobi preconditioning on spatial clusters (right-preconditioned: GMRES solves
+  // A·M⁻¹·y = b and x = M⁻¹·y, so its residual stays the true one of A·x = b): M is A's
+  // diagonal blocks of neighbouring elements, each factorised once per matrix. They hold the
+  // strong near-field couplings (the hypersingular operator's, which grow as the elements
+  // shrink), which the diagonal scaling alone leaves to the iterations.
+  const std::vector<std::vector<int>>& clusters = state_->clusters;
+  std::vector<Eigen::PartialPivLU<Eigen::MatrixXcd>> blocks(clusters.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (size_t c = 0; c < clusters.size(); ++c) {
+    const std::vector<int>& I = clusters[c];
+    Eigen::MatrixXcd block(I.size(), I.size());
+    for (size_t a = 0; a < I.size(); ++a)
+      for (size_t b = 0; b < I.size(); ++b) block(a, b) = cd(A(I[a], I[b]));
+    blocks[c].compute(block);
+  }
+  const auto precondition = [&clusters, &blocks, n](const Eigen::VectorXcd& v) {
+    if (clusters.empty()) return v;
+    Eigen::VectorXcd result(n);
+#pragma omp parallel for schedule(dynamic, 4)
+    for (size_t c = 0; c < clusters.size(); ++c) {
+      const std::vector<int>& I = clusters[c];
+      Eigen::VectorXcd part(I.size());
+      for (size_t a = 0; a < I.size(); ++a) part[a] = v[I[a]];
+      part = blocks[c].solve(part);
+      for (size_t a = 0; a < I.size(); ++a) result[I[a]] = part[a];
+    }
+    return result;
+  };
+  const auto preconditioned_product = [&](const Eigen::VectorXcd& v) { return product(precondition(v)); };
   for (int c = 0; c < m; ++c) {
     BemSolution& sol = out[c];
     const Eigen::VectorXcd b = rhs.col(c);
-    sol.pressure_pa = Eigen::VectorXcd::Zero(n);
-    sol.iterations = gmres(product, b, sol.pressure_pa, o.tolerance, 200, 2000);
+    Eigen::VectorXcd y = Eigen::VectorXcd::Zero(n);
+    sol.iterations = gmres(preconditioned_product, b, y, o.tolerance, 200, 2000);
+    sol.pressure_pa = precondition(y);
     const double residual = (product(sol.pressure_pa) - b).norm() / std::max(b.norm(), 1e-300);
     if (!(residual <= 1e3 * o.tolerance))  // stagnated: the dense factorisation always answers
       sol.pressure_pa = Eigen::PartialPivLU<Eigen::MatrixXcd>(A.cast<cd>()).solve(b);
+  }
+  if (std::getenv("MESH2DSP_BEM_LOG")) {
+    const auto t_end = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "bem: n %d f %.1f Hz kh_max %.2f assembly %.2f s solve %.2f s iterations", n, frequency_hz,
+                 k * h.maxCoeff(), std::chrono::duration<double>(t_assembled - t_start).count(),
+                 std::chrono::duration<double>(t_end - t_assembled).count());
+    for (const auto& sol : out) std::fprintf(stderr, " %d", sol.iterations);
+    std::fprintf(stderr, "\n");
   }
   return out;
 }
@@ -647,11 +768,11 @@ Eigen::VectorXcd bem_field_pressure(const BemSurface& s, const BemSolution& sol,
         element_points(s, rules, x, j, k, batch);
         column.insert(column.end(), batch.size() - column.size(), j);
       }
-      batch.evaluate(x, unused_normal, k, 0, false);
+      batch.evaluate(x, unused_normal, k, 0);
       cd sum = 0;
       for (size_t m = 0; m < column.size(); ++m)
-        sum += cd(batch.kernel[0][m], batch.kernel[1][m]) * sol.pressure_pa[column[m]] -
-               cd(batch.kernel[2][m], batch.kernel[3][m]) * sol.normal_derivative_pa_m[column[m]];
+        sum += batch.kernel.k1(m) * sol.pressure_pa[column[m]] -
+               batch.kernel.k2(m) * sol.normal_derivative_pa_m[column[m]];
       out[p] = sum;
     }
   }
