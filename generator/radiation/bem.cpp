@@ -395,61 +395,108 @@ void check_surface(const BemSurface& s, Eigen::Index values) {
     throw Error(fmt::format("{} normal velocities for {} surface triangles", values, s.faces.rows()));
 }
 
-// Restarted GMRES (Saad & Schultz 1986, with Givens rotations) on A·x = b.
+// Restarted GMRES (Saad & Schultz 1986, with Givens rotations) on A·X = B for the columns of B
+// at once: each column has its own Krylov space, but the products of all columns still
+// iterating are one product of A with an n × c block, which reads A (memory-bound) once for
+// all of them instead of once per column. `A` maps an n × c block to A times it. Returns
+// each column's iteration count.
 template <class Apply>
-int gmres(const Apply& A, const Eigen::VectorXcd& b, Eigen::VectorXcd& x, double tolerance,
-          int restart, int max_iterations) {
-  const Eigen::Index n = b.size();
-  const double b_norm = b.norm();
-  if (b_norm == 0) {
-    x.setZero(n);
-    return 0;
+std::vector<int> gmres(const Apply& A, const Eigen::MatrixXcd& B, Eigen::MatrixXcd& X, double tolerance,
+                       int restart, int max_iterations) {
+  const Eigen::Index n = B.rows();
+  const int columns = static_cast<int>(B.cols());
+  struct Column {
+    Eigen::MatrixXcd V, H;
+    std::vector<cd> cs, sn;
+    Eigen::VectorXcd g;
+    int j = 0, total = 0;
+    double b_norm = 0;
+    bool restarting = true, done = false;
+  };
+  std::vector<Column> col(columns);
+  X.setZero(n, columns);
+  for (int c = 0; c < columns; ++c) {
+    col[c].b_norm = B.col(c).norm();
+    col[c].done = col[c].b_norm == 0;
   }
-  int total = 0;
-  while (total < max_iterations) {
-    Eigen::VectorXcd r = b - A(x);
-    double beta = r.norm();
-    if (beta <= tolerance * b_norm) return total;
-    Eigen::MatrixXcd V(n, restart + 1);
-    Eigen::MatrixXcd H = Eigen::MatrixXcd::Zero(restart + 1, restart);
-    std::vector<cd> cs(restart), sn(restart);
-    Eigen::VectorXcd g = Eigen::VectorXcd::Zero(restart + 1);
-    g[0] = beta;
-    V.col(0) = r / beta;
-    int j = 0;
-    for (; j < restart && total < max_iterations; ++j, ++total) {
-      Eigen::VectorXcd w = A(V.col(j));
-      for (int i = 0; i <= j; ++i) {  // modified Gram–Schmidt
-        H(i, j) = V.col(i).dot(w);
-        w -= H(i, j) * V.col(i);
-      }
-      H(j + 1, j) = w.norm();
-      if (std::abs(H(j + 1, j)) > 0) V.col(j + 1) = w / H(j + 1, j);
-      // Givens rotations [c̄ s̄; −s c] with c = a/ρ, s = b/ρ zero the subdiagonal.
-      for (int i = 0; i < j; ++i) {
-        const cd h1 = H(i, j), h2 = H(i + 1, j);
-        H(i, j) = std::conj(cs[i]) * h1 + std::conj(sn[i]) * h2;
-        H(i + 1, j) = -sn[i] * h1 + cs[i] * h2;
-      }
-      const double rho = std::sqrt(std::norm(H(j, j)) + std::norm(H(j + 1, j)));
-      cs[j] = rho > 0 ? H(j, j) / rho : cd(1);
-      sn[j] = rho > 0 ? H(j + 1, j) / rho : cd(0);
-      H(j, j) = rho;
-      H(j + 1, j) = 0;
-      g[j + 1] = -sn[j] * g[j];
-      g[j] = std::conj(cs[j]) * g[j];
-      if (std::abs(g[j + 1]) <= tolerance * b_norm) {
-        ++j;
-        ++total;
-        break;
+  // Ends column c's cycle: x += V·y from the j × j triangle; done if converged or out of
+  // iterations, otherwise restarted from its true residual.
+  const auto finish_cycle = [&](int c) {
+    Column& s = col[c];
+    const Eigen::VectorXcd y = s.H.topLeftCorner(s.j, s.j).template triangularView<Eigen::Upper>().solve(s.g.head(s.j));
+    X.col(c) += s.V.leftCols(s.j) * y;
+    s.done = std::abs(s.g[s.j]) <= tolerance * s.b_norm || s.total >= max_iterations;
+    s.restarting = !s.done;
+  };
+  std::vector<int> active;
+  while (true) {
+    // (Re)starts: the residuals of the columns starting a cycle, in one product.
+    active.clear();
+    for (int c = 0; c < columns; ++c)
+      if (!col[c].done && col[c].restarting) active.push_back(c);
+    if (!active.empty()) {
+      Eigen::MatrixXcd x_block(n, active.size());
+      for (size_t a = 0; a < active.size(); ++a) x_block.col(a) = X.col(active[a]);
+      const Eigen::MatrixXcd ax = A(x_block);
+      for (size_t a = 0; a < active.size(); ++a) {
+        Column& s = col[active[a]];
+        const Eigen::VectorXcd r = B.col(active[a]) - ax.col(a);
+        const double beta = r.norm();
+        s.restarting = false;
+        if (beta <= tolerance * s.b_norm || s.total >= max_iterations) {
+          s.done = true;
+          continue;
+        }
+        s.V.resize(n, restart + 1);
+        s.H = Eigen::MatrixXcd::Zero(restart + 1, restart);
+        s.cs.assign(restart, 0);
+        s.sn.assign(restart, 0);
+        s.g = Eigen::VectorXcd::Zero(restart + 1);
+        s.g[0] = beta;
+        s.V.col(0) = r / beta;
+        s.j = 0;
       }
     }
-    // Back substitution on the j × j triangle.
-    Eigen::VectorXcd y = H.topLeftCorner(j, j).triangularView<Eigen::Upper>().solve(g.head(j));
-    x += V.leftCols(j) * y;
-    if (std::abs(g[j]) <= tolerance * b_norm) return total;
+    active.clear();
+    for (int c = 0; c < columns; ++c)
+      if (!col[c].done) active.push_back(c);
+    if (active.empty()) break;
+    // One Arnoldi step of every iterating column.
+    Eigen::MatrixXcd v_block(n, active.size());
+    for (size_t a = 0; a < active.size(); ++a) v_block.col(a) = col[active[a]].V.col(col[active[a]].j);
+    const Eigen::MatrixXcd w_block = A(v_block);
+    for (size_t a = 0; a < active.size(); ++a) {
+      Column& s = col[active[a]];
+      const int j = s.j;
+      Eigen::VectorXcd w = w_block.col(a);
+      for (int i = 0; i <= j; ++i) {  // modified Gram–Schmidt
+        s.H(i, j) = s.V.col(i).dot(w);
+        w -= s.H(i, j) * s.V.col(i);
+      }
+      s.H(j + 1, j) = w.norm();
+      if (std::abs(s.H(j + 1, j)) > 0) s.V.col(j + 1) = w / s.H(j + 1, j);
+      // Givens rotations [c̄ s̄; −s c] with c = a/ρ, s = b/ρ zero the subdiagonal.
+      for (int i = 0; i < j; ++i) {
+        const cd h1 = s.H(i, j), h2 = s.H(i + 1, j);
+        s.H(i, j) = std::conj(s.cs[i]) * h1 + std::conj(s.sn[i]) * h2;
+        s.H(i + 1, j) = -s.sn[i] * h1 + s.cs[i] * h2;
+      }
+      const double rho = std::sqrt(std::norm(s.H(j, j)) + std::norm(s.H(j + 1, j)));
+      s.cs[j] = rho > 0 ? s.H(j, j) / rho : cd(1);
+      s.sn[j] = rho > 0 ? s.H(j + 1, j) / rho : cd(0);
+      s.H(j, j) = rho;
+      s.H(j + 1, j) = 0;
+      s.g[j + 1] = -s.sn[j] * s.g[j];
+      s.g[j] = std::conj(s.cs[j]) * s.g[j];
+      ++s.j;
+      ++s.total;
+      if (std::abs(s.g[s.j]) <= tolerance * s.b_norm || s.j == restart || s.total >= max_iterations)
+        finish_cycle(active[a]);
+    }
   }
-  return total;
+  std::vector<int> iterations(columns);
+  for (int c = 0; c < columns; ++c) iterations[c] = col[c].total;
+  return iterations;
 }
 
 }  // namespace
@@ -547,8 +594,9 @@ struct BemSolver::State {
   std::vector<std::vector<int>> clusters;  // the preconditioner's blocks (empty: none)
   RowMatrix A;                             // the last solve's matrix, overwritten by the next
   State(const BemSurface& s, const BemOptions& o) : surface(s), options(o), rules(s) {
-    if (o.preconditioner_block > 0 && s.faces.rows() > o.preconditioner_block)
-      clusters = spatial_clusters(s.geometry.centres, o.preconditioner_block);
+    if (const char* e = std::getenv("MESH2DSP_BEM_BLOCK")) options.preconditioner_block = std::atoi(e);
+    if (options.preconditioner_block > 0 && s.faces.rows() > options.preconditioner_block)
+      clusters = spatial_clusters(s.geometry.centres, options.preconditioner_block);
   }
 };
 
@@ -683,23 +731,38 @@ std::vector<BemSolution> BemSolver::solve(double frequency_hz, const Eigen::Matr
     for (int c = 0; c < m; ++c) out[c].pressure_pa = lu.solve(rhs.col(c));
     return out;
   }
-  // The products row block by row block on every core (Eigen's own is single-threaded).
-  const auto product = [&A, n](const Eigen::VectorXcd& v) {
-    const Eigen::VectorXcf v_single = v.cast<cf>();
-    Eigen::VectorXcf result(n);
+  // The products row block by row block on every core, each row read once for all the columns
+  // (bem_kernels.hpp: a pair of modes costs one pass over the matrix per iteration, not two).
+  const auto product = [&A, n](const Eigen::MatrixXcd& v) {
+    const int columns = static_cast<int>(v.cols());
+    std::vector<float> forms(4L * n * columns);
+    for (int c = 0; c < columns; ++c) {
+      float* re_form = forms.data() + 4L * n * c;
+      float* im_form = re_form + 2L * n;
+      for (int j = 0; j < n; ++j) {
+        const float re = static_cast<float>(v(j, c).real()), im = static_cast<float>(v(j, c).imag());
+        re_form[2 * j] = re, re_form[2 * j + 1] = -im;
+        im_form[2 * j] = im, im_form[2 * j + 1] = re;
+      }
+    }
+    std::vector<double> result(2L * n * columns);
+    const float* a = reinterpret_cast<const float*>(A.data());
     constexpr int kBlock = 64;
 #pragma omp parallel for schedule(static)
-    for (int r0 = 0; r0 < n; r0 += kBlock) {
-      const int rows = std::min(kBlock, n - r0);
-      result.segment(r0, rows).noalias() = A.middleRows(r0, rows) * v_single;
-    }
-    return Eigen::VectorXcd(result.cast<cd>());
+    for (int r0 = 0; r0 < n; r0 += kBlock)
+      complex_rows_times_vectors(a + 2L * n * r0, std::min(kBlock, n - r0), n, forms.data(), columns,
+                                 result.data() + 2L * r0 * columns);
+    Eigen::MatrixXcd out(n, columns);
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < columns; ++c)
+        out(r, c) = cd(result[2 * (r * columns + c)], result[2 * (r * columns + c) + 1]);
+    return out;
   };
   // Block-Jacobi preconditioning on spatial clusters (right-preconditioned: GMRES solves
   // A·M⁻¹·y = b and x = M⁻¹·y, so its residual stays the true one of A·x = b): M is A's
   // diagonal blocks of neighbouring elements, each factorised once per matrix. They hold the
-  // strong near-field couplings (the hypersingular operator's, which grow as the elements
-  // shrink), which the diagonal scaling alone leaves to the iterations.
+  // strongest near-field couplings (a thin wall's two faces among them), which the diagonal
+  // scaling alone leaves to the iterations.
   const std::vector<std::vector<int>>& clusters = state_->clusters;
   std::vector<Eigen::PartialPivLU<Eigen::MatrixXcd>> blocks(clusters.size());
 #pragma omp parallel for schedule(dynamic, 1)
@@ -710,29 +773,31 @@ std::vector<BemSolution> BemSolver::solve(double frequency_hz, const Eigen::Matr
       for (size_t b = 0; b < I.size(); ++b) block(a, b) = cd(A(I[a], I[b]));
     blocks[c].compute(block);
   }
-  const auto precondition = [&clusters, &blocks, n](const Eigen::VectorXcd& v) {
+  const auto precondition = [&clusters, &blocks, n](const Eigen::MatrixXcd& v) {
     if (clusters.empty()) return v;
-    Eigen::VectorXcd result(n);
+    Eigen::MatrixXcd result(n, v.cols());
 #pragma omp parallel for schedule(dynamic, 4)
     for (size_t c = 0; c < clusters.size(); ++c) {
       const std::vector<int>& I = clusters[c];
-      Eigen::VectorXcd part(I.size());
-      for (size_t a = 0; a < I.size(); ++a) part[a] = v[I[a]];
+      Eigen::MatrixXcd part(I.size(), v.cols());
+      for (size_t a = 0; a < I.size(); ++a) part.row(a) = v.row(I[a]);
       part = blocks[c].solve(part);
-      for (size_t a = 0; a < I.size(); ++a) result[I[a]] = part[a];
+      for (size_t a = 0; a < I.size(); ++a) result.row(I[a]) = part.row(a);
     }
     return result;
   };
-  const auto preconditioned_product = [&](const Eigen::VectorXcd& v) { return product(precondition(v)); };
+  const auto preconditioned_product = [&](const Eigen::MatrixXcd& v) { return product(precondition(v)); };
+  Eigen::MatrixXcd y;
+  const std::vector<int> iterations = gmres(preconditioned_product, rhs, y, o.tolerance, 200, 2000);
+  const Eigen::MatrixXcd x = precondition(y);
+  const Eigen::MatrixXcd residual = product(x) - rhs;
   for (int c = 0; c < m; ++c) {
     BemSolution& sol = out[c];
-    const Eigen::VectorXcd b = rhs.col(c);
-    Eigen::VectorXcd y = Eigen::VectorXcd::Zero(n);
-    sol.iterations = gmres(preconditioned_product, b, y, o.tolerance, 200, 2000);
-    sol.pressure_pa = precondition(y);
-    const double residual = (product(sol.pressure_pa) - b).norm() / std::max(b.norm(), 1e-300);
-    if (!(residual <= 1e3 * o.tolerance))  // stagnated: the dense factorisation always answers
-      sol.pressure_pa = Eigen::PartialPivLU<Eigen::MatrixXcd>(A.cast<cd>()).solve(b);
+    sol.iterations = iterations[c];
+    sol.pressure_pa = x.col(c);
+    const double relative = residual.col(c).norm() / std::max(rhs.col(c).norm(), 1e-300);
+    if (!(relative <= 1e3 * o.tolerance))  // stagnated: the dense factorisation always answers
+      sol.pressure_pa = Eigen::PartialPivLU<Eigen::MatrixXcd>(A.cast<cd>()).solve(rhs.col(c));
   }
   if (std::getenv("MESH2DSP_BEM_LOG")) {
     const auto t_end = std::chrono::steady_clock::now();

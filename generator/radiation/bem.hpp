@@ -54,7 +54,7 @@ struct BemOptions {
   int direct_below = 0;
   // GMRES's preconditioner: the matrix's diagonal blocks on spatial clusters of up to this many
   // neighbouring elements, factorised (block Jacobi); 0 for the diagonal scaling alone.
-  int preconditioner_block = 0;
+  int preconditioner_block = 128;
 };
 
 struct BemSolution {

@@ -1,5 +1,6 @@
 #include "radiation/bem_kernels.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace mesh2dsp {
@@ -105,6 +106,34 @@ void burton_miller_kernels(const Eigen::Vector3d& x, const Eigen::Vector3d& norm
     kernel_loop<true>(x, normal_x, k, a, pts, out, index);
   else
     kernel_loop<false>(x, normal_x, k, a, pts, out, index);
+}
+
+MESH2DSP_CLONES
+void complex_rows_times_vectors(const float* a, int rows, int n, const float* forms, int columns, double* out) {
+  // The row in chunks that stay in the L1 cache while every vector's two dot products pass
+  // over them; float sums per chunk (the matrix itself is single precision), double across.
+  constexpr int kChunk = 1024;
+  const long width = 2L * n;
+  for (int r = 0; r < rows; ++r) {
+    const float* row = a + r * width;
+    double* row_out = out + 2L * r * columns;
+    for (int c = 0; c < 2 * columns; ++c) row_out[c] = 0;
+    for (long t0 = 0; t0 < width; t0 += kChunk) {
+      const int length = static_cast<int>(std::min<long>(kChunk, width - t0));
+      for (int c = 0; c < columns; ++c) {
+        const float* re_form = forms + 2 * width * c + t0;
+        const float* im_form = re_form + width;
+        float sum_re = 0, sum_im = 0;
+#pragma omp simd reduction(+ : sum_re, sum_im)
+        for (int t = 0; t < length; ++t) {
+          sum_re += row[t0 + t] * re_form[t];
+          sum_im += row[t0 + t] * im_form[t];
+        }
+        row_out[2 * c] += sum_re;
+        row_out[2 * c + 1] += sum_im;
+      }
+    }
+  }
 }
 
 MESH2DSP_CLONES

@@ -35,6 +35,15 @@ std::complex<double> far_field_sum(const Eigen::Vector3d& direction, const Eigen
                                    double k, const BemPoints& points, const double* p_re,
                                    const double* p_im, const double* q_re, const double* q_im);
 
+// Rows of a complex single-precision row-major matrix (`rows` × n, as interleaved re/im floats)
+// times `columns` vectors at once, each row read once for all of them (the products are bound
+// by memory bandwidth). Vector c is given in two real forms of 2n floats each, at
+// forms + 4n·c: (re₀, −im₀, re₁, −im₁, …) and (im₀, re₀, im₁, re₁, …), whose real dot products
+// with a row are the complex product's real and imaginary parts. out[(r·columns + c)·2 + 0/1]
+// is row r's re/im for vector c.
+void complex_rows_times_vectors(const float* rows_data, int rows, int n, const float* forms, int columns,
+                                double* out);
+
 // sin and cos of x for |x| < 2^19, to about 1e-16 absolute (exposed for its test).
 void sincos_batch(int count, const double* x, double* sin_out, double* cos_out);
 
