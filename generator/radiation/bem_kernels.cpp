@@ -36,15 +36,19 @@ inline void sincos_poly(double x, double& s, double& c) {
                 z * (2.48015872894767294178e-05 +
                      z * (-2.75573143513906633035e-07 +
                           z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
+  // The quadrant's swap and signs as arithmetic, not selects: GCC leaves a loop with selects
+  // here unvectorised ("control flow in loop").
   const int n = static_cast<int>(q);
-  const bool swap = n & 1;
-  const double sign_s = (n & 2) ? -1.0 : 1.0, sign_c = ((n + 1) & 2) ? -1.0 : 1.0;
-  s = sign_s * (swap ? cr : sr);
-  c = sign_c * (swap ? sr : cr);
+  const double swap = n & 1;
+  const double sign_s = 1.0 - (n & 2), sign_c = 1.0 - ((n + 1) & 2);
+  s = sign_s * (sr * (1 - swap) + cr * swap);  // exact: one product is 0, the other unchanged
+  c = sign_c * (cr * (1 - swap) + sr * swap);
 }
 
 }  // namespace
 
+// (The loops below vectorise only without errno from sqrt: CMakeLists.txt compiles this file
+// with -fno-math-errno, which changes no result.)
 // AVX2 + FMA where the processor has it, plain x86-64 otherwise.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define MESH2DSP_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
