@@ -131,7 +131,7 @@ struct PointBatch : PointArrays {
 // one-point rule only where kh < 0.5 gives 0.13 %, but most of the bowl's modes have kh > 0.5,
 // where it would give up the mirrored far pairs (each evaluated once for both rows).
 constexpr double kFar = 6, kMiddle = 3, kNear = 1.5, kOnePointKh = 1.0, kSplit = 1.5;
-enum class ElementRule { kCentroid, kThree, kSeven, kAdaptive };
+enum class ElementRule { kCentroid, kThree, kSeven, kAdaptive };  // in this order (the assembly counts)
 // The rule for an element of diameter h at `distance` from the collocation point (above).
 inline ElementRule element_rule(double distance, double h, double k) {
   if (distance > kFar * h) return k * h < kOnePointKh ? ElementRule::kCentroid : ElementRule::kThree;
@@ -657,8 +657,14 @@ std::vector<BemSolution> BemSolver::solve(double frequency_hz, const Eigen::Matr
   // by its diagonal entry.
 #pragma omp parallel
   {
-    std::vector<double> distance(n);
-    std::array<std::vector<int>, 3> gathered;  // point indices by rule
+    std::vector<unsigned char> rule_of(n);
+    // By rule: the elements and their points' indices (sized for the worst case once, written
+    // through counters: pushing a row's ~10⁴ indices one by one was much of the row's time).
+    std::array<std::vector<int>, 3> elements, gathered;
+    for (size_t r = 0; r < gathered.size(); ++r) {
+      elements[r].resize(n);
+      gathered[r].resize(static_cast<size_t>(RulePoints::per_element[r]) * n);
+    }
     KernelValues values;
     PointBatch adaptive;
     std::vector<int> adaptive_column;
@@ -668,24 +674,30 @@ std::vector<BemSolution> BemSolver::solve(double frequency_hz, const Eigen::Matr
       const Eigen::Vector3d x = s.geometry.centres.row(i).transpose();
       const Eigen::Vector3d nx = s.geometry.normals.row(i).transpose();
       const double x0 = x.x(), x1 = x.y(), x2 = x.z();
+      // element_rule for every j, as arithmetic (vectorised): the rule's index is the number of
+      // thresholds the distance falls within.
 #pragma omp simd
       for (int j = 0; j < n; ++j) {
         const double d0 = centroids.x[j] - x0, d1 = centroids.y[j] - x1, d2 = centroids.z[j] - x2;
-        distance[j] = std::sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+        const double d = std::sqrt(d0 * d0 + d1 * d1 + d2 * d2), hj = h[j];
+        rule_of[j] = static_cast<unsigned char>((d <= kFar * hj || k * hj >= kOnePointKh) + (d <= kMiddle * hj) +
+                                                (d <= kNear * hj));
       }
-      for (auto& g : gathered) g.clear();
+      std::array<int, 3> element_count = {0, 0, 0}, point_count = {0, 0, 0};
       adaptive.clear();
       adaptive_column.clear();
       for (int j = 0; j < n; ++j) {
         if (j == i) continue;
-        const ElementRule rule = element_rule(distance[j], h[j], k);
-        if (rule == ElementRule::kAdaptive) {
+        const int r = rule_of[j];
+        if (r == static_cast<int>(ElementRule::kAdaptive)) {
           adaptive_points(x, curved_triangle(s, j), adaptive);
           adaptive_column.insert(adaptive_column.end(), adaptive.size() - adaptive_column.size(), j);
         } else {
-          const auto r = static_cast<size_t>(rule);
           const int count = RulePoints::per_element[r];
-          for (int p = count * j; p < count * (j + 1); ++p) gathered[r].push_back(p);
+          elements[r][element_count[r]++] = j;
+          int* point = gathered[r].data() + point_count[r];
+          for (int m = 0; m < count; ++m) point[m] = count * j + m;
+          point_count[r] += count;
         }
       }
       const RowTerms self = assembler.self(i, gauss);
@@ -694,16 +706,15 @@ std::vector<BemSolution> BemSolver::solve(double frequency_hz, const Eigen::Matr
       row[i] = cf(1);
       q_row[i] = self.q + 0.5 * alpha;
       for (size_t r = 0; r < gathered.size(); ++r) {
-        const std::vector<int>& points = gathered[r];
-        if (points.empty()) continue;
+        if (point_count[r] == 0) continue;
         BemPoints from = rules.rule[r].points();
-        from.count = static_cast<int>(points.size());
-        burton_miller_kernels(x, nx, k, alpha_over_i, from, values.out(points.size()), points.data());
+        from.count = point_count[r];
+        burton_miller_kernels(x, nx, k, alpha_over_i, from, values.out(point_count[r]), gathered[r].data());
         const int count = RulePoints::per_element[r];
-        for (size_t p = 0; p < points.size(); p += count) {
+        for (int e = 0; e < element_count[r]; ++e) {
           cd a = 0, b = 0;
-          for (int c = 0; c < count; ++c) a += values.k1(p + c), b += values.k2(p + c);
-          const int j = points[p] / count;
+          for (int c = 0; c < count; ++c) a += values.k1(count * e + c), b += values.k2(count * e + c);
+          const int j = elements[r][e];
           row[j] = cf(scale * a);
           q_row[j] = b;
         }
