@@ -739,7 +739,7 @@ std::vector<BemSolution> BemSolver::solve(double frequency_hz, const Eigen::Matr
   }
   if (n <= o.direct_below) {
     const Eigen::PartialPivLU<Eigen::MatrixXcd> lu(A.cast<cd>());
-    for (int c = 0; c < m; ++c) out[c].pressure_pa = lu.solve(rhs.col(c));
+    for (int c = 0; c < m; ++c) out[c].pressure_pa = lu.solve(rhs.col(c)), out[c].factorised = true;
     return out;
   }
   // The products row block by row block on every core, each row read once for all the columns
@@ -807,8 +807,10 @@ std::vector<BemSolution> BemSolver::solve(double frequency_hz, const Eigen::Matr
     sol.iterations = iterations[c];
     sol.pressure_pa = x.col(c);
     const double relative = residual.col(c).norm() / std::max(rhs.col(c).norm(), 1e-300);
-    if (!(relative <= 1e3 * o.tolerance))  // stagnated: the dense factorisation always answers
+    if (!(relative <= 1e3 * o.tolerance)) {  // stagnated: the dense factorisation always answers
       sol.pressure_pa = Eigen::PartialPivLU<Eigen::MatrixXcd>(A.cast<cd>()).solve(rhs.col(c));
+      sol.factorised = true;
+    }
   }
   if (std::getenv("MESH2DSP_BEM_LOG")) {
     const auto t_end = std::chrono::steady_clock::now();

@@ -62,6 +62,7 @@ struct BemSolution {
   Eigen::VectorXcd pressure_pa;    // per triangle
   Eigen::VectorXcd normal_derivative_pa_m;  // ∂p/∂n per triangle (= iωρ v_n)
   int iterations = 0;              // GMRES iterations; 0 for the direct solve
+  bool factorised = false;         // solved by the dense LU: direct_below, or GMRES stagnated
 };
 
 // Solves for the surface pressure at `frequency_hz` given each triangle's normal velocity
