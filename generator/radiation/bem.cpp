@@ -649,22 +649,20 @@ std::vector<BemSolution> BemSolver::solve(double frequency_hz, const Eigen::Matr
   const Eigen::VectorXd& h = s.diameters_m;
   const double alpha_over_i = alpha.imag();
   const PointArrays& centroids = rules.rule[static_cast<size_t>(ElementRule::kCentroid)];
-  // Row by row, each on one thread: every element's rule by its distance, the points of the
-  // centroid, 3- and 7-point rules gathered by index from the precomputed arrays (no copies) and
-  // their kernels evaluated in one vectorised call per rule (bem_kernels.hpp), the adaptive
-  // elements' points in a batch. Jacobi scaling on the way: the rows differ by orders of
+  // Row by row, each on one thread: every element's rule by its distance, the kernels of the
+  // centroid, 3- and 7-point rules' points evaluated in place in the precomputed arrays (no
+  // copies; vectorised, bem_kernels.hpp), the adaptive elements' points in a batch. Jacobi scaling on the way: the rows differ by orders of
   // magnitude where elements differ in size, so each row (and its right-hand side) is divided
   // by its diagonal entry.
 #pragma omp parallel
   {
     std::vector<unsigned char> rule_of(n);
-    // By rule: the elements and their points' indices (sized for the worst case once, written
-    // through counters: pushing a row's ~10⁴ indices one by one was much of the row's time).
-    std::array<std::vector<int>, 3> elements, gathered;
-    for (size_t r = 0; r < gathered.size(); ++r) {
-      elements[r].resize(n);
-      gathered[r].resize(static_cast<size_t>(RulePoints::per_element[r]) * n);
-    }
+    // By rule: the elements, and the runs of consecutive ones (sized for the worst case once,
+    // written through counters). A run's points are contiguous in the rule's arrays, so the
+    // kernels read them in place: far elements come in long runs of the index order.
+    std::array<std::vector<int>, 3> elements;
+    std::array<std::vector<std::pair<int, int>>, 3> runs;  // [first, last + 1) element
+    for (size_t r = 0; r < elements.size(); ++r) elements[r].resize(n), runs[r].resize(n);
     KernelValues values;
     PointBatch adaptive;
     std::vector<int> adaptive_column;
@@ -683,7 +681,7 @@ std::vector<BemSolution> BemSolver::solve(double frequency_hz, const Eigen::Matr
         rule_of[j] = static_cast<unsigned char>((d <= kFar * hj || k * hj >= kOnePointKh) + (d <= kMiddle * hj) +
                                                 (d <= kNear * hj));
       }
-      std::array<int, 3> element_count = {0, 0, 0}, point_count = {0, 0, 0};
+      std::array<int, 3> element_count = {0, 0, 0}, run_count = {0, 0, 0};
       adaptive.clear();
       adaptive_column.clear();
       for (int j = 0; j < n; ++j) {
@@ -693,11 +691,11 @@ std::vector<BemSolution> BemSolver::solve(double frequency_hz, const Eigen::Matr
           adaptive_points(x, curved_triangle(s, j), adaptive);
           adaptive_column.insert(adaptive_column.end(), adaptive.size() - adaptive_column.size(), j);
         } else {
-          const int count = RulePoints::per_element[r];
           elements[r][element_count[r]++] = j;
-          int* point = gathered[r].data() + point_count[r];
-          for (int m = 0; m < count; ++m) point[m] = count * j + m;
-          point_count[r] += count;
+          if (run_count[r] > 0 && runs[r][run_count[r] - 1].second == j)
+            ++runs[r][run_count[r] - 1].second;
+          else
+            runs[r][run_count[r]++] = {j, j + 1};
         }
       }
       const RowTerms self = assembler.self(i, gauss);
@@ -705,12 +703,20 @@ std::vector<BemSolution> BemSolver::solve(double frequency_hz, const Eigen::Matr
       cf* row = A.row(i).data();
       row[i] = cf(1);
       q_row[i] = self.q + 0.5 * alpha;
-      for (size_t r = 0; r < gathered.size(); ++r) {
-        if (point_count[r] == 0) continue;
-        BemPoints from = rules.rule[r].points();
-        from.count = point_count[r];
-        burton_miller_kernels(x, nx, k, alpha_over_i, from, values.out(point_count[r]), gathered[r].data());
+      for (size_t r = 0; r < elements.size(); ++r) {
+        if (element_count[r] == 0) continue;
         const int count = RulePoints::per_element[r];
+        const PointArrays& from = rules.rule[r];
+        const BemKernelOut out = values.out(static_cast<size_t>(count) * element_count[r]);
+        for (int run = 0, done = 0; run < run_count[r]; ++run) {  // done: points evaluated so far
+          const auto [first, end] = runs[r][run];
+          const size_t p = static_cast<size_t>(count) * first;
+          burton_miller_kernels(x, nx, k, alpha_over_i,
+                                {&from.x[p], &from.y[p], &from.z[p], &from.nx[p], &from.ny[p], &from.nz[p],
+                                 &from.weight[p], count * (end - first)},
+                                {out.k1_re + done, out.k1_im + done, out.k2_re + done, out.k2_im + done});
+          done += count * (end - first);
+        }
         for (int e = 0; e < element_count[r]; ++e) {
           cd a = 0, b = 0;
           for (int c = 0; c < count; ++c) a += values.k1(count * e + c), b += values.k2(count * e + c);

@@ -62,14 +62,9 @@ void sincos_batch(int count, const double* x, double* s, double* c) {
   for (int p = 0; p < count; ++p) sincos_poly(x[p], s[p], c[p]);
 }
 
-namespace {
-
-// The loop of burton_miller_kernels, inlined into each of its clones; kGather reads source point
-// index[p] (AVX2 gathers) instead of p.
-template <bool kGather>
-__attribute__((always_inline)) inline void kernel_loop(const Eigen::Vector3d& x, const Eigen::Vector3d& normal_x,
-                                                       double k, double a, const BemPoints& pts,
-                                                       const BemKernelOut& out, const int* index) {
+MESH2DSP_CLONES
+void burton_miller_kernels(const Eigen::Vector3d& x, const Eigen::Vector3d& normal_x, double k,
+                           double a, const BemPoints& pts, const BemKernelOut& out) {
   // G' = G(ik − 1/r), G'' = G(−k² − 2ik/r + 2/r²), e = (y − x)/r (as bem.cpp's scalar kernels),
   // complex arithmetic written out in real and imaginary parts.
   const double x0 = x.x(), x1 = x.y(), x2 = x.z();
@@ -77,16 +72,14 @@ __attribute__((always_inline)) inline void kernel_loop(const Eigen::Vector3d& x,
   const double k2 = k * k, inv4pi = 1.0 / (4 * kPi);
 #pragma omp simd
   for (int p = 0; p < pts.count; ++p) {
-    const int s = kGather ? index[p] : p;
-    const double d0 = pts.x[s] - x0, d1 = pts.y[s] - x1, d2 = pts.z[s] - x2;
+    const double d0 = pts.x[p] - x0, d1 = pts.y[p] - x1, d2 = pts.z[p] - x2;
     const double r = std::sqrt(d0 * d0 + d1 * d1 + d2 * d2), inv_r = 1.0 / r;
-    const double ny0 = pts.nx[s], ny1 = pts.ny[s], ny2 = pts.nz[s];
     const double en_x = (d0 * m0 + d1 * m1 + d2 * m2) * inv_r;
-    const double en_y = (d0 * ny0 + d1 * ny1 + d2 * ny2) * inv_r;
-    const double nn = m0 * ny0 + m1 * ny1 + m2 * ny2;
+    const double en_y = (d0 * pts.nx[p] + d1 * pts.ny[p] + d2 * pts.nz[p]) * inv_r;
+    const double nn = m0 * pts.nx[p] + m1 * pts.ny[p] + m2 * pts.nz[p];
     double sn, cs;
     sincos_poly(k * r, sn, cs);
-    const double w = pts.weight[s] * inv4pi * inv_r;
+    const double w = pts.weight[p] * inv4pi * inv_r;
     const double gr = w * cs, gi = w * sn;  // weight·G
     const double g1r = -gr * inv_r - gi * k, g1i = gr * k - gi * inv_r;
     const double ar = 2 * inv_r * inv_r - k2, ai = -2 * k * inv_r;
@@ -99,17 +92,6 @@ __attribute__((always_inline)) inline void kernel_loop(const Eigen::Vector3d& x,
     out.k2_re[p] = gr + a * g1i * en_x;  // ∂G/∂n_x = −G'·e·n_x
     out.k2_im[p] = gi - a * g1r * en_x;
   }
-}
-
-}  // namespace
-
-MESH2DSP_CLONES
-void burton_miller_kernels(const Eigen::Vector3d& x, const Eigen::Vector3d& normal_x, double k,
-                           double a, const BemPoints& pts, const BemKernelOut& out, const int* index) {
-  if (index)
-    kernel_loop<true>(x, normal_x, k, a, pts, out, index);
-  else
-    kernel_loop<false>(x, normal_x, k, a, pts, out, index);
 }
 
 MESH2DSP_CLONES

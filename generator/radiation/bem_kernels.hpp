@@ -18,15 +18,12 @@ struct BemPoints {
 // Per source point y, times its weight, with G(x, y) = e^{ikr}/(4πr), α = i·alpha_over_i:
 //   k1 = ∂G/∂n_y + α ∂²G/∂n_x∂n_y   (the pressure's coefficient in collocation row x)
 //   k2 = G + α ∂G/∂n_x              (the normal derivative's coefficient in row x)
-// Each output is re/im arrays of `points.count`. With `index`, output p is for source point
-// index[p] of the arrays (a gather: the assembly picks each row's points from all elements'
-// precomputed ones instead of copying them into a batch); without it, for point p.
+// Each output is re/im arrays of `points.count`.
 struct BemKernelOut {
   double *k1_re, *k1_im, *k2_re, *k2_im;
 };
 void burton_miller_kernels(const Eigen::Vector3d& x, const Eigen::Vector3d& normal_x, double k,
-                           double alpha_over_i, const BemPoints& points, const BemKernelOut& out,
-                           const int* index = nullptr);
+                           double alpha_over_i, const BemPoints& points, const BemKernelOut& out);
 
 // Σ_p w_p·(−ik (d·n_p) P_p − Q_p)·e^{−ik d·(y_p − o)} over a batch of points (the far-field
 // pattern's integrand, Colton & Kress 2013, Theorem 2.6, before its 1/4π), P and Q the
