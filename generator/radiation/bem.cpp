@@ -6,10 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <omp.h>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
 
 #include "radiation/bem_kernels.hpp"
 #include "util/error.hpp"
@@ -594,7 +590,6 @@ struct BemSolver::State {
   std::vector<std::vector<int>> clusters;  // the preconditioner's blocks (empty: none)
   RowMatrix A;                             // the last solve's matrix, overwritten by the next
   State(const BemSurface& s, const BemOptions& o) : surface(s), options(o), rules(s) {
-    if (const char* e = std::getenv("MESH2DSP_BEM_BLOCK")) options.preconditioner_block = std::atoi(e);
     if (options.preconditioner_block > 0 && s.faces.rows() > options.preconditioner_block)
       clusters = spatial_clusters(s.geometry.centres, options.preconditioner_block);
   }
@@ -637,7 +632,6 @@ std::vector<BemSolution> BemSolver::solve(double frequency_hz, const Eigen::Matr
   // §3's notation). Any α with Im α ≠ 0 makes the solution unique at every k; α = i/k scales the
   // two parts alike.
   const cd alpha = o.burton_miller ? kI / k : cd(0);
-  const auto t_start = std::chrono::steady_clock::now();
   const Assembler assembler{s, k, alpha};
   const int n = static_cast<int>(s.faces.rows());
   // Allocated by the first solve only: a fresh 8F² bytes per frequency had every page faulted in
@@ -737,7 +731,6 @@ std::vector<BemSolution> BemSolver::solve(double frequency_hz, const Eigen::Matr
       rhs.row(i) = scale * (q_row.transpose() * q);
     }
   }
-  const auto t_assembled = std::chrono::steady_clock::now();
   std::vector<BemSolution> out(m);
   for (int c = 0; c < m; ++c) {
     out[c].wavenumber_rad_m = k;
@@ -817,14 +810,6 @@ std::vector<BemSolution> BemSolver::solve(double frequency_hz, const Eigen::Matr
       sol.pressure_pa = Eigen::PartialPivLU<Eigen::MatrixXcd>(A.cast<cd>()).solve(rhs.col(c));
       sol.factorised = true;
     }
-  }
-  if (std::getenv("MESH2DSP_BEM_LOG")) {
-    const auto t_end = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "bem: n %d f %.1f Hz kh_max %.2f assembly %.2f s solve %.2f s iterations", n, frequency_hz,
-                 k * h.maxCoeff(), std::chrono::duration<double>(t_assembled - t_start).count(),
-                 std::chrono::duration<double>(t_end - t_assembled).count());
-    for (const auto& sol : out) std::fprintf(stderr, " %d", sol.iterations);
-    std::fprintf(stderr, "\n");
   }
   return out;
 }
