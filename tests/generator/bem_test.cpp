@@ -129,13 +129,16 @@ double worst_error(const BemSurface& s, int degree, double ka, double radius_m,
 // interior Dirichlet eigenfrequencies).
 constexpr double kTolerance = 0.01;
 
+// The geodesic sphere's triangles curved through edge points on the sphere.
+BemSurface curved_sphere(int n, double radius_m) {
+  Eigen::MatrixXd V;
+  Eigen::MatrixXi F;
+  geodesic_sphere(n, radius_m, V, F);
+  return bem_surface(V, F, sphere_edge_points(V, F, radius_m));
+}
+
 const BemSurface& test_sphere() {
-  static const BemSurface s = [] {
-    Eigen::MatrixXd V;
-    Eigen::MatrixXi F;
-    geodesic_sphere(12, 0.1, V, F);
-    return bem_surface(V, F, sphere_edge_points(V, F, 0.1));
-  }();
+  static const BemSurface s = curved_sphere(12, 0.1);
   return s;
 }
 
@@ -333,12 +336,7 @@ TEST(Bem, BarRadiatedPowerAgainstOBrienWeights) {
 // A smaller curved sphere (320 triangles) for the solver's own checks below, and a velocity
 // pattern with no symmetry (so that nothing cancels by accident).
 const BemSurface& small_sphere() {
-  static const BemSurface s = [] {
-    Eigen::MatrixXd V;
-    Eigen::MatrixXi F;
-    geodesic_sphere(4, 0.1, V, F);
-    return bem_surface(V, F, sphere_edge_points(V, F, 0.1));
-  }();
+  static const BemSurface s = curved_sphere(4, 0.1);
   return s;
 }
 Eigen::MatrixXcd small_sphere_velocities(int columns) {
