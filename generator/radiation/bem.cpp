@@ -6,7 +6,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <omp.h>
+#include <cstdlib>
+#include <memory>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #include "radiation/bem_kernels.hpp"
 #include "util/error.hpp"
@@ -72,10 +76,9 @@ inline Kernels kernels(const Eigen::Vector3d& x, const Eigen::Vector3d& nx, cons
   return out;
 }
 
-// Quadrature points of many elements as plain arrays, with their kernels (bem_kernels.hpp).
-struct PointBatch {
+// Quadrature points as plain arrays (structure of arrays, as bem_kernels.hpp reads them).
+struct PointArrays {
   std::vector<double> x, y, z, nx, ny, nz, weight;
-  std::array<std::vector<double>, 8> kernel;  // k1..k4 of BemKernelOut, re/im
   size_t size() const { return x.size(); }
   void clear() {
     for (auto* v : {&x, &y, &z, &nx, &ny, &nz, &weight}) v->clear();
@@ -85,21 +88,37 @@ struct PointBatch {
     nx.push_back(normal.x()), ny.push_back(normal.y()), nz.push_back(normal.z());
     weight.push_back(w);
   }
+  void push(const PointArrays& from, size_t m) {
+    x.push_back(from.x[m]), y.push_back(from.y[m]), z.push_back(from.z[m]);
+    nx.push_back(from.nx[m]), ny.push_back(from.ny[m]), nz.push_back(from.nz[m]);
+    weight.push_back(from.weight[m]);
+  }
   BemPoints points() const {
     return {x.data(), y.data(), z.data(), nx.data(), ny.data(), nz.data(), weight.data(),
             static_cast<int>(size())};
   }
-  void evaluate(const Eigen::Vector3d& at, const Eigen::Vector3d& normal, double k,
-                double alpha_over_i, bool mirrored) {
-    for (auto& v : kernel) v.resize(size());
-    if (size() == 0) return;
-    burton_miller_kernels(at, normal, k, alpha_over_i, points(),
-                          {kernel[0].data(), kernel[1].data(), kernel[2].data(), kernel[3].data(),
-                           mirrored ? kernel[4].data() : nullptr, kernel[5].data(), kernel[6].data(),
-                           kernel[7].data()});
-  }
 };
 
+// The kernels k1, k2 (bem_kernels.hpp) of a batch of points, re/im.
+struct KernelValues {
+  std::array<std::vector<double>, 4> value;
+  BemKernelOut out(size_t count) {
+    for (auto& v : value)
+      if (v.size() < count) v.resize(count);
+    return {value[0].data(), value[1].data(), value[2].data(), value[3].data()};
+  }
+  cd k1(size_t p) const { return {value[0][p], value[1][p]}; }
+  cd k2(size_t p) const { return {value[2][p], value[3][p]}; }
+};
+
+// Points gathered from many elements, with their kernels.
+struct PointBatch : PointArrays {
+  KernelValues kernel;
+  void evaluate(const Eigen::Vector3d& at, const Eigen::Vector3d& normal, double k, double alpha_over_i) {
+    if (size() == 0) return;
+    burton_miller_kernels(at, normal, k, alpha_over_i, points(), kernel.out(size()));
+  }
+};
 
 // The element integrals of one row: the coefficient of p_j (∫∂G/∂n_y + α∫∂²G/∂n_x∂n_y) and of
 // q_j (∫G + α∫∂G/∂n_x).
@@ -113,7 +132,7 @@ struct PointBatch {
 // one-point rule only where kh < 0.5 gives 0.13 %, but most of the bowl's modes have kh > 0.5,
 // where it would give up the mirrored far pairs (each evaluated once for both rows).
 constexpr double kFar = 6, kMiddle = 3, kNear = 1.5, kOnePointKh = 1.0, kSplit = 1.5;
-enum class ElementRule { kCentroid, kThree, kSeven, kAdaptive };
+enum class ElementRule { kCentroid, kThree, kSeven, kAdaptive };  // in this order (the assembly counts)
 // The rule for an element of diameter h at `distance` from the collocation point (above).
 inline ElementRule element_rule(double distance, double h, double k) {
   if (distance > kFar * h) return k * h < kOnePointKh ? ElementRule::kCentroid : ElementRule::kThree;
@@ -280,39 +299,34 @@ double edge_solid_angle_gradient(const Eigen::Vector3d& x, const Eigen::Vector3d
 }
 
 // Every element's quadrature points, normals and weights (J × rule weight) under the centroid,
-// 3- and 7-point rules, on its curved patch: frequency-independent, computed once per solve.
+// 3- and 7-point rules, on its curved patch: frequency-independent, computed once per surface.
 struct RulePoints {
-  // By ElementRule (not kAdaptive); element j's at [j·N, (j+1)·N).
-  std::array<std::vector<Eigen::Vector3d>, 3> points, normals;
-  std::array<std::vector<double>, 3> weights;
+  // By ElementRule (not kAdaptive): element j's points at [j·N, (j+1)·N), N = per_element[rule].
+  static constexpr std::array<int, 3> per_element = {1, 3, 7};
+  std::array<PointArrays, 3> rule;
   explicit RulePoints(const BemSurface& s) {
     const Eigen::Index n = s.faces.rows();
-    constexpr auto centroid = static_cast<size_t>(ElementRule::kCentroid), three = static_cast<size_t>(ElementRule::kThree),
-                   seven = static_cast<size_t>(ElementRule::kSeven);
+    PointArrays &centroid = rule[static_cast<size_t>(ElementRule::kCentroid)],
+                &three = rule[static_cast<size_t>(ElementRule::kThree)],
+                &seven = rule[static_cast<size_t>(ElementRule::kSeven)];
     for (Eigen::Index j = 0; j < n; ++j) {
       const CurvedTriangle t = curved_triangle(s, j);
       // The one-point rule: the collocation point with the element's whole area.
-      points[centroid].push_back(s.geometry.centres.row(j).transpose());
-      normals[centroid].push_back(s.geometry.normals.row(j).transpose());
-      weights[centroid].push_back(s.geometry.areas_m2[j]);
+      centroid.push(s.geometry.centres.row(j).transpose(), s.geometry.normals.row(j).transpose(),
+                    s.geometry.areas_m2[j]);
       for (const auto& l : kRule3Points) {
         const CurvedTriangle::Point p = t.at(reference_point(l));
-        points[three].push_back(p.position);
-        normals[three].push_back(p.normal);
-        weights[three].push_back(p.jacobian / 6);  // reference area ½, weights ⅓
+        three.push(p.position, p.normal, p.jacobian / 6);  // reference area ½, weights ⅓
       }
       for (size_t m = 0; m < kRule7Points.size(); ++m) {
         const CurvedTriangle::Point p = t.at(reference_point(kRule7Points[m]));
-        points[seven].push_back(p.position);
-        normals[seven].push_back(p.normal);
-        weights[seven].push_back(0.5 * p.jacobian * kRule7Weights[m]);
+        seven.push(p.position, p.normal, 0.5 * p.jacobian * kRule7Weights[m]);
       }
     }
   }
-  void add(PointBatch& batch, ElementRule rule, int j) const {
-    const size_t count = rule == ElementRule::kCentroid ? 1 : rule == ElementRule::kThree ? 3 : 7;
-    const auto r = static_cast<size_t>(rule);
-    for (size_t m = count * j; m < count * (j + 1); ++m) batch.push(points[r][m], normals[r][m], weights[r][m]);
+  void add(PointBatch& batch, ElementRule r, int j) const {
+    const int count = per_element[static_cast<size_t>(r)];
+    for (int m = count * j; m < count * (j + 1); ++m) batch.push(rule[static_cast<size_t>(r)], m);
   }
 };
 
@@ -382,61 +396,108 @@ void check_surface(const BemSurface& s, Eigen::Index values) {
     throw Error(fmt::format("{} normal velocities for {} surface triangles", values, s.faces.rows()));
 }
 
-// Restarted GMRES (Saad & Schultz 1986, with Givens rotations) on A·x = b.
+// Restarted GMRES (Saad & Schultz 1986, with Givens rotations) on A·X = B for the columns of B
+// at once: each column has its own Krylov space, but the products of all columns still
+// iterating are one product of A with an n × c block, which reads A (memory-bound) once for
+// all of them instead of once per column. `A` maps an n × c block to A times it. Returns
+// each column's iteration count.
 template <class Apply>
-int gmres(const Apply& A, const Eigen::VectorXcd& b, Eigen::VectorXcd& x, double tolerance,
-          int restart, int max_iterations) {
-  const Eigen::Index n = b.size();
-  const double b_norm = b.norm();
-  if (b_norm == 0) {
-    x.setZero(n);
-    return 0;
+std::vector<int> gmres(const Apply& A, const Eigen::MatrixXcd& B, Eigen::MatrixXcd& X, double tolerance,
+                       int restart, int max_iterations) {
+  const Eigen::Index n = B.rows();
+  const int columns = static_cast<int>(B.cols());
+  struct Column {
+    Eigen::MatrixXcd V, H;
+    std::vector<cd> cs, sn;
+    Eigen::VectorXcd g;
+    int j = 0, total = 0;
+    double b_norm = 0;
+    bool restarting = true, done = false;
+  };
+  std::vector<Column> col(columns);
+  X.setZero(n, columns);
+  for (int c = 0; c < columns; ++c) {
+    col[c].b_norm = B.col(c).norm();
+    col[c].done = col[c].b_norm == 0;
   }
-  int total = 0;
-  while (total < max_iterations) {
-    Eigen::VectorXcd r = b - A(x);
-    double beta = r.norm();
-    if (beta <= tolerance * b_norm) return total;
-    Eigen::MatrixXcd V(n, restart + 1);
-    Eigen::MatrixXcd H = Eigen::MatrixXcd::Zero(restart + 1, restart);
-    std::vector<cd> cs(restart), sn(restart);
-    Eigen::VectorXcd g = Eigen::VectorXcd::Zero(restart + 1);
-    g[0] = beta;
-    V.col(0) = r / beta;
-    int j = 0;
-    for (; j < restart && total < max_iterations; ++j, ++total) {
-      Eigen::VectorXcd w = A(V.col(j));
-      for (int i = 0; i <= j; ++i) {  // modified Gram–Schmidt
-        H(i, j) = V.col(i).dot(w);
-        w -= H(i, j) * V.col(i);
-      }
-      H(j + 1, j) = w.norm();
-      if (std::abs(H(j + 1, j)) > 0) V.col(j + 1) = w / H(j + 1, j);
-      // Givens rotations [c̄ s̄; −s c] with c = a/ρ, s = b/ρ zero the subdiagonal.
-      for (int i = 0; i < j; ++i) {
-        const cd h1 = H(i, j), h2 = H(i + 1, j);
-        H(i, j) = std::conj(cs[i]) * h1 + std::conj(sn[i]) * h2;
-        H(i + 1, j) = -sn[i] * h1 + cs[i] * h2;
-      }
-      const double rho = std::sqrt(std::norm(H(j, j)) + std::norm(H(j + 1, j)));
-      cs[j] = rho > 0 ? H(j, j) / rho : cd(1);
-      sn[j] = rho > 0 ? H(j + 1, j) / rho : cd(0);
-      H(j, j) = rho;
-      H(j + 1, j) = 0;
-      g[j + 1] = -sn[j] * g[j];
-      g[j] = std::conj(cs[j]) * g[j];
-      if (std::abs(g[j + 1]) <= tolerance * b_norm) {
-        ++j;
-        ++total;
-        break;
+  // Ends column c's cycle: x += V·y from the j × j triangle; done if converged or out of
+  // iterations, otherwise restarted from its true residual.
+  const auto finish_cycle = [&](int c) {
+    Column& s = col[c];
+    const Eigen::VectorXcd y = s.H.topLeftCorner(s.j, s.j).template triangularView<Eigen::Upper>().solve(s.g.head(s.j));
+    X.col(c) += s.V.leftCols(s.j) * y;
+    s.done = std::abs(s.g[s.j]) <= tolerance * s.b_norm || s.total >= max_iterations;
+    s.restarting = !s.done;
+  };
+  std::vector<int> active;
+  while (true) {
+    // (Re)starts: the residuals of the columns starting a cycle, in one product.
+    active.clear();
+    for (int c = 0; c < columns; ++c)
+      if (!col[c].done && col[c].restarting) active.push_back(c);
+    if (!active.empty()) {
+      Eigen::MatrixXcd x_block(n, active.size());
+      for (size_t a = 0; a < active.size(); ++a) x_block.col(a) = X.col(active[a]);
+      const Eigen::MatrixXcd ax = A(x_block);
+      for (size_t a = 0; a < active.size(); ++a) {
+        Column& s = col[active[a]];
+        const Eigen::VectorXcd r = B.col(active[a]) - ax.col(a);
+        const double beta = r.norm();
+        s.restarting = false;
+        if (beta <= tolerance * s.b_norm || s.total >= max_iterations) {
+          s.done = true;
+          continue;
+        }
+        s.V.resize(n, restart + 1);
+        s.H = Eigen::MatrixXcd::Zero(restart + 1, restart);
+        s.cs.assign(restart, 0);
+        s.sn.assign(restart, 0);
+        s.g = Eigen::VectorXcd::Zero(restart + 1);
+        s.g[0] = beta;
+        s.V.col(0) = r / beta;
+        s.j = 0;
       }
     }
-    // Back substitution on the j × j triangle.
-    Eigen::VectorXcd y = H.topLeftCorner(j, j).triangularView<Eigen::Upper>().solve(g.head(j));
-    x += V.leftCols(j) * y;
-    if (std::abs(g[j]) <= tolerance * b_norm) return total;
+    active.clear();
+    for (int c = 0; c < columns; ++c)
+      if (!col[c].done) active.push_back(c);
+    if (active.empty()) break;
+    // One Arnoldi step of every iterating column.
+    Eigen::MatrixXcd v_block(n, active.size());
+    for (size_t a = 0; a < active.size(); ++a) v_block.col(a) = col[active[a]].V.col(col[active[a]].j);
+    const Eigen::MatrixXcd w_block = A(v_block);
+    for (size_t a = 0; a < active.size(); ++a) {
+      Column& s = col[active[a]];
+      const int j = s.j;
+      Eigen::VectorXcd w = w_block.col(a);
+      for (int i = 0; i <= j; ++i) {  // modified Gram–Schmidt
+        s.H(i, j) = s.V.col(i).dot(w);
+        w -= s.H(i, j) * s.V.col(i);
+      }
+      s.H(j + 1, j) = w.norm();
+      if (std::abs(s.H(j + 1, j)) > 0) s.V.col(j + 1) = w / s.H(j + 1, j);
+      // Givens rotations [c̄ s̄; −s c] with c = a/ρ, s = b/ρ zero the subdiagonal.
+      for (int i = 0; i < j; ++i) {
+        const cd h1 = s.H(i, j), h2 = s.H(i + 1, j);
+        s.H(i, j) = std::conj(s.cs[i]) * h1 + std::conj(s.sn[i]) * h2;
+        s.H(i + 1, j) = -s.sn[i] * h1 + s.cs[i] * h2;
+      }
+      const double rho = std::sqrt(std::norm(s.H(j, j)) + std::norm(s.H(j + 1, j)));
+      s.cs[j] = rho > 0 ? s.H(j, j) / rho : cd(1);
+      s.sn[j] = rho > 0 ? s.H(j + 1, j) / rho : cd(0);
+      s.H(j, j) = rho;
+      s.H(j + 1, j) = 0;
+      s.g[j + 1] = -s.sn[j] * s.g[j];
+      s.g[j] = std::conj(s.cs[j]) * s.g[j];
+      ++s.j;
+      ++s.total;
+      if (std::abs(s.g[s.j]) <= tolerance * s.b_norm || s.j == restart || s.total >= max_iterations)
+        finish_cycle(active[a]);
+    }
   }
-  return total;
+  std::vector<int> iterations(columns);
+  for (int c = 0; c < columns; ++c) iterations[c] = col[c].total;
+  return iterations;
 }
 
 }  // namespace
@@ -487,6 +548,90 @@ BemSurface bem_surface(const Eigen::MatrixXd& vertices, const Eigen::MatrixXi& f
   return s;
 }
 
+namespace {
+
+// The matrix is kept in single precision: its entries are the integrals to about 1e-7, far
+// inside the discretisation's error (~1 %), and the GMRES products, which read all of it every
+// iteration, are bound by memory bandwidth; half the bytes, half the time and memory.
+using cf = std::complex<float>;
+using RowMatrix = Eigen::Matrix<cf, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// The dense matrix's storage: on 2 MB-aligned memory offered to the kernel for transparent huge
+// pages (madvise; where the system allows it), so that its first filling faults in 2 MB pages
+// instead of 4 kB ones and the GMRES products stream it with 512× fewer page-table walks.
+struct MatrixStorage {
+  static constexpr size_t kHugePage = size_t(2) << 20;
+  struct Free {
+    void operator()(cf* p) const { std::free(p); }
+  };
+  std::unique_ptr<cf[], Free> data;
+  Eigen::Index n = 0;
+  Eigen::Map<RowMatrix> resize(Eigen::Index size) {
+    if (size != n) {
+      const size_t bytes = (sizeof(cf) * size * size + kHugePage - 1) / kHugePage * kHugePage;
+      data.reset(static_cast<cf*>(std::aligned_alloc(kHugePage, bytes)));
+      if (!data) throw Error(fmt::format("no memory for the radiation solve's {}-element matrix", size));
+#ifdef MADV_HUGEPAGE
+      madvise(data.get(), bytes, MADV_HUGEPAGE);  // advice only: its failure changes nothing
+#endif
+      n = size;
+    }
+    return Eigen::Map<RowMatrix>(data.get(), n, n);
+  }
+};
+
+// Recursive coordinate bisection of the collocation points: groups of at most `max_size`
+// neighbouring elements, each group split at the median along its bounding box's longest side.
+std::vector<std::vector<int>> spatial_clusters(const Eigen::MatrixXd& centres, int max_size) {
+  std::vector<int> order(centres.rows());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::vector<std::vector<int>> clusters;
+  std::vector<std::pair<size_t, size_t>> pending = {{0, order.size()}};
+  while (!pending.empty()) {
+    const auto [begin, end] = pending.back();
+    pending.pop_back();
+    if (end - begin <= static_cast<size_t>(max_size)) {
+      clusters.emplace_back(order.begin() + begin, order.begin() + end);
+      continue;
+    }
+    Eigen::Vector3d low = Eigen::Vector3d::Constant(HUGE_VAL), high = -low;
+    for (size_t m = begin; m < end; ++m) {
+      low = low.cwiseMin(centres.row(order[m]).transpose());
+      high = high.cwiseMax(centres.row(order[m]).transpose());
+    }
+    Eigen::Index axis;
+    (high - low).maxCoeff(&axis);
+    const size_t middle = begin + (end - begin) / 2;
+    std::nth_element(order.begin() + begin, order.begin() + middle, order.begin() + end,
+                     [&](int a, int b) { return centres(a, axis) < centres(b, axis); });
+    pending.push_back({begin, middle});
+    pending.push_back({middle, end});
+  }
+  return clusters;
+}
+
+}  // namespace
+
+struct BemSolver::State {
+  BemSurface surface;
+  BemOptions options;
+  RulePoints rules;
+  std::vector<std::vector<int>> clusters;  // the preconditioner's blocks (empty: none)
+  MatrixStorage matrix;                     // the last solve's matrix, overwritten by the next
+  State(const BemSurface& s, const BemOptions& o) : surface(s), options(o), rules(s) {
+    if (options.preconditioner_block > 0 && s.faces.rows() > options.preconditioner_block)
+      clusters = spatial_clusters(s.geometry.centres, options.preconditioner_block);
+  }
+};
+
+BemSolver::BemSolver(const BemSurface& surface, const BemOptions& options) {
+  check_surface(surface, surface.faces.rows());
+  state_ = std::make_unique<State>(surface, options);
+}
+BemSolver::~BemSolver() = default;
+BemSolver::BemSolver(BemSolver&&) noexcept = default;
+BemSolver& BemSolver::operator=(BemSolver&&) noexcept = default;
+
 BemSolution bem_solve(const BemSurface& s, double frequency_hz, const Eigen::VectorXcd& velocity,
                       const BemOptions& o) {
   return bem_solve_many(s, frequency_hz, velocity, o).front();
@@ -494,6 +639,14 @@ BemSolution bem_solve(const BemSurface& s, double frequency_hz, const Eigen::Vec
 
 std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz,
                                         const Eigen::MatrixXcd& velocities, const BemOptions& o) {
+  check_surface(s, velocities.rows());
+  return BemSolver(s, o).solve(frequency_hz, velocities);
+}
+
+std::vector<BemSolution> BemSolver::solve(double frequency_hz, const Eigen::MatrixXcd& velocities) {
+  const BemSurface& s = state_->surface;
+  const BemOptions& o = state_->options;
+  const RulePoints& rules = state_->rules;
   check_surface(s, velocities.rows());
   if (velocities.cols() == 0) return {};
   if (!(frequency_hz > 0) || !std::isfinite(frequency_hz))
@@ -510,85 +663,101 @@ std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz
   const cd alpha = o.burton_miller ? kI / k : cd(0);
   const Assembler assembler{s, k, alpha};
   const int n = static_cast<int>(s.faces.rows());
-  // The matrix is kept in single precision: its entries are the integrals to about 1e-7, far
-  // inside the discretisation's error (~1 %), and the GMRES products, which read all of it ~50
-  // times a solve, are bound by memory bandwidth; half the bytes, half the time and memory.
-  using cf = std::complex<float>;
-  using RowMatrix = Eigen::Matrix<cf, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  RowMatrix A(n, n);
-  Eigen::MatrixXcd rhs = Eigen::MatrixXcd::Zero(n, m);
+  // Allocated by the first solve only: a fresh 8F² bytes per frequency had every page faulted in
+  // and zeroed again (a tenth of a 7 k-element solve). Every entry is written below.
+  Eigen::Map<RowMatrix> A = state_->matrix.resize(n);
+  Eigen::MatrixXcd rhs(n, m);
   const GaussRule gauss = gauss_legendre_unit(8);
-  // Far pairs on the one-point rule both ways share G, G', G'' (they depend on r alone): each
-  // such pair is evaluated once, by the row of its smaller index, which writes both entries.
-  // The right-hand side is summed per thread, as the mirrored entries land in other rows.
-  // Every row's regular (non-adaptive) entries are gathered as quadrature points and their
-  // kernels evaluated in one vectorised batch (bem_kernels.hpp).
   const Eigen::VectorXd& h = s.diameters_m;
-  const RulePoints rules(s);
   const double alpha_over_i = alpha.imag();
-  std::vector<Eigen::MatrixXcd> partial(omp_get_max_threads(), Eigen::MatrixXcd::Zero(n, m));
+  const PointArrays& centroids = rules.rule[static_cast<size_t>(ElementRule::kCentroid)];
+  // Row by row, each on one thread: every element's rule by its distance, the kernels of the
+  // centroid, 3- and 7-point rules' points evaluated in place in the precomputed arrays (no
+  // copies; vectorised, bem_kernels.hpp), the adaptive elements' points in a batch. Jacobi scaling on the way: the rows differ by orders of
+  // magnitude where elements differ in size, so each row (and its right-hand side) is divided
+  // by its diagonal entry.
 #pragma omp parallel
   {
-    Eigen::MatrixXcd& b = partial[omp_get_thread_num()];
-    PointBatch sym, regular;     // mirrored one-point pairs; the other regular points
-    std::vector<int> sym_column, regular_column;
-    Eigen::VectorXcd a_row(n), q_row(n);  // row i's coefficients of the pressure and its derivative
+    std::vector<unsigned char> rule_of(n);
+    // By rule: the elements, and the runs of consecutive ones (sized for the worst case once,
+    // written through counters). A run's points are contiguous in the rule's arrays, so the
+    // kernels read them in place: far elements come in long runs of the index order.
+    std::array<std::vector<int>, 3> elements;
+    std::array<std::vector<std::pair<int, int>>, 3> runs;  // [first, last + 1) element
+    for (size_t r = 0; r < elements.size(); ++r) elements[r].resize(n), runs[r].resize(n);
+    KernelValues values;
+    PointBatch adaptive;
+    std::vector<int> adaptive_column;
+    Eigen::VectorXcd q_row(n);  // row i's coefficients of the normal derivative
 #pragma omp for schedule(dynamic, 8)
     for (int i = 0; i < n; ++i) {
       const Eigen::Vector3d x = s.geometry.centres.row(i).transpose();
       const Eigen::Vector3d nx = s.geometry.normals.row(i).transpose();
-      sym.clear();
-      regular.clear();
-      sym_column.clear();
-      regular_column.clear();
+      const double x0 = x.x(), x1 = x.y(), x2 = x.z();
+      // element_rule for every j, as arithmetic (vectorised): the rule's index is the number of
+      // thresholds the distance falls within.
+#pragma omp simd
+      for (int j = 0; j < n; ++j) {
+        const double d0 = centroids.x[j] - x0, d1 = centroids.y[j] - x1, d2 = centroids.z[j] - x2;
+        const double d = std::sqrt(d0 * d0 + d1 * d1 + d2 * d2), hj = h[j];
+        rule_of[j] = static_cast<unsigned char>((d <= kFar * hj || k * hj >= kOnePointKh) + (d <= kMiddle * hj) +
+                                                (d <= kNear * hj));
+      }
+      std::array<int, 3> element_count = {0, 0, 0}, run_count = {0, 0, 0};
+      adaptive.clear();
+      adaptive_column.clear();
       for (int j = 0; j < n; ++j) {
         if (j == i) continue;
-        const double distance = (x - s.geometry.centres.row(j).transpose()).norm();
-        const double hmax = std::max(h[i], h[j]);
-        if (distance > kFar * hmax && k * hmax < kOnePointKh) {
-          if (j > i) {  // j < i: done by row j
-            rules.add(sym, ElementRule::kCentroid, j);
-            sym_column.push_back(j);
-          }
-        } else if (const ElementRule rule = element_rule(distance, h[j], k); rule != ElementRule::kAdaptive) {
-          rules.add(regular, rule, j);
-          regular_column.insert(regular_column.end(), regular.size() - regular_column.size(), j);
-        } else {  // adaptive subdivision, its points into the same batch
-          adaptive_points(x, curved_triangle(s, j), regular);
-          regular_column.insert(regular_column.end(), regular.size() - regular_column.size(), j);
+        const int r = rule_of[j];
+        if (r == static_cast<int>(ElementRule::kAdaptive)) {
+          adaptive_points(x, curved_triangle(s, j), adaptive);
+          adaptive_column.insert(adaptive_column.end(), adaptive.size() - adaptive_column.size(), j);
+        } else {
+          elements[r][element_count[r]++] = j;
+          if (run_count[r] > 0 && runs[r][run_count[r] - 1].second == j)
+            ++runs[r][run_count[r] - 1].second;
+          else
+            runs[r][run_count[r]++] = {j, j + 1};
         }
       }
-      q_row.setZero();
-      a_row.setZero();
-      const RowTerms t = assembler.self(i, gauss);
-      A(i, i) = cf(t.p - 0.5);
-      q_row[i] = t.q + 0.5 * alpha;
-      regular.evaluate(x, nx, k, alpha_over_i, false);
-      for (size_t p = 0; p < regular_column.size(); ++p) {
-        a_row[regular_column[p]] += cd(regular.kernel[0][p], regular.kernel[1][p]);
-        q_row[regular_column[p]] += cd(regular.kernel[2][p], regular.kernel[3][p]);
+      const RowTerms self = assembler.self(i, gauss);
+      const cd scale = 1.0 / (self.p - 0.5);
+      cf* row = A.row(i).data();
+      row[i] = cf(1);
+      q_row[i] = self.q + 0.5 * alpha;
+      for (size_t r = 0; r < elements.size(); ++r) {
+        if (element_count[r] == 0) continue;
+        const int count = RulePoints::per_element[r];
+        const PointArrays& from = rules.rule[r];
+        const BemKernelOut out = values.out(static_cast<size_t>(count) * element_count[r]);
+        for (int run = 0, done = 0; run < run_count[r]; ++run) {  // done: points evaluated so far
+          const auto [first, end] = runs[r][run];
+          const size_t p = static_cast<size_t>(count) * first;
+          burton_miller_kernels(x, nx, k, alpha_over_i,
+                                {&from.x[p], &from.y[p], &from.z[p], &from.nx[p], &from.ny[p], &from.nz[p],
+                                 &from.weight[p], count * (end - first)},
+                                {out.k1_re + done, out.k1_im + done, out.k2_re + done, out.k2_im + done});
+          done += count * (end - first);
+        }
+        for (int e = 0; e < element_count[r]; ++e) {
+          cd a = 0, b = 0;
+          for (int c = 0; c < count; ++c) a += values.k1(count * e + c), b += values.k2(count * e + c);
+          const int j = elements[r][e];
+          row[j] = cf(scale * a);
+          q_row[j] = b;
+        }
       }
-      for (int j : regular_column) A(i, j) = cf(a_row[j]);
-      sym.evaluate(x, nx, k, alpha_over_i, true);
-      const double ai = s.geometry.areas_m2[i];
-      for (size_t p = 0; p < sym_column.size(); ++p) {
-        const int j = sym_column[p];
-        A(i, j) = cf(sym.kernel[0][p], sym.kernel[1][p]);
-        q_row[j] = cd(sym.kernel[2][p], sym.kernel[3][p]);
-        // Row j, column i: the weight is row i's area (the batch carried row j's).
-        const double scale = ai / s.geometry.areas_m2[j];
-        A(j, i) = cf(scale * cd(sym.kernel[4][p], sym.kernel[5][p]));
-        b.row(j) += (scale * cd(sym.kernel[6][p], sym.kernel[7][p])) * q.row(i);
+      adaptive.evaluate(x, nx, k, alpha_over_i);
+      for (size_t p = 0; p < adaptive_column.size();) {  // each element's points are consecutive
+        const int j = adaptive_column[p];
+        cd a = 0, b = 0;
+        for (; p < adaptive_column.size() && adaptive_column[p] == j; ++p)
+          a += adaptive.kernel.k1(p), b += adaptive.kernel.k2(p);
+        row[j] = cf(scale * a);
+        q_row[j] = b;
       }
-      b.row(i) += q_row.transpose() * q;
+      rhs.row(i) = scale * (q_row.transpose() * q);
     }
-  }
-  for (const auto& b : partial) rhs += b;
-  // Jacobi scaling: the rows differ by orders of magnitude where elements differ in size.
-  const Eigen::VectorXcd diagonal = A.diagonal().cast<cd>();
-  for (int i = 0; i < n; ++i) {
-    A.row(i) /= cf(diagonal[i]);
-    rhs.row(i) /= diagonal[i];
   }
   std::vector<BemSolution> out(m);
   for (int c = 0; c < m; ++c) {
@@ -597,29 +766,78 @@ std::vector<BemSolution> bem_solve_many(const BemSurface& s, double frequency_hz
   }
   if (n <= o.direct_below) {
     const Eigen::PartialPivLU<Eigen::MatrixXcd> lu(A.cast<cd>());
-    for (int c = 0; c < m; ++c) out[c].pressure_pa = lu.solve(rhs.col(c));
+    for (int c = 0; c < m; ++c) out[c].pressure_pa = lu.solve(rhs.col(c)), out[c].factorised = true;
     return out;
   }
-  // The products row block by row block on every core (Eigen's own is single-threaded).
-  const auto product = [&A, n](const Eigen::VectorXcd& v) {
-    const Eigen::VectorXcf v_single = v.cast<cf>();
-    Eigen::VectorXcf result(n);
+  // The products row block by row block on every core, each row read once for all the columns
+  // (bem_kernels.hpp: a pair of modes costs one pass over the matrix per iteration, not two).
+  const auto product = [&A, n](const Eigen::MatrixXcd& v) {
+    const int columns = static_cast<int>(v.cols());
+    std::vector<float> forms(4L * n * columns);
+    for (int c = 0; c < columns; ++c) {
+      float* re_form = forms.data() + 4L * n * c;
+      float* im_form = re_form + 2L * n;
+      for (int j = 0; j < n; ++j) {
+        const float re = static_cast<float>(v(j, c).real()), im = static_cast<float>(v(j, c).imag());
+        re_form[2 * j] = re, re_form[2 * j + 1] = -im;
+        im_form[2 * j] = im, im_form[2 * j + 1] = re;
+      }
+    }
+    std::vector<double> result(2L * n * columns);
+    const float* a = reinterpret_cast<const float*>(A.data());
     constexpr int kBlock = 64;
 #pragma omp parallel for schedule(static)
-    for (int r0 = 0; r0 < n; r0 += kBlock) {
-      const int rows = std::min(kBlock, n - r0);
-      result.segment(r0, rows).noalias() = A.middleRows(r0, rows) * v_single;
-    }
-    return Eigen::VectorXcd(result.cast<cd>());
+    for (int r0 = 0; r0 < n; r0 += kBlock)
+      complex_rows_times_vectors(a + 2L * n * r0, std::min(kBlock, n - r0), n, forms.data(), columns,
+                                 result.data() + 2L * r0 * columns);
+    Eigen::MatrixXcd out(n, columns);
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < columns; ++c)
+        out(r, c) = cd(result[2 * (r * columns + c)], result[2 * (r * columns + c) + 1]);
+    return out;
   };
+  // Block-Jacobi preconditioning on spatial clusters (right-preconditioned: GMRES solves
+  // A·M⁻¹·y = b and x = M⁻¹·y, so its residual stays the true one of A·x = b): M is A's
+  // diagonal blocks of neighbouring elements, each factorised once per matrix. They hold the
+  // strongest near-field couplings (a thin wall's two faces among them), which the diagonal
+  // scaling alone leaves to the iterations.
+  const std::vector<std::vector<int>>& clusters = state_->clusters;
+  std::vector<Eigen::PartialPivLU<Eigen::MatrixXcd>> blocks(clusters.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (size_t c = 0; c < clusters.size(); ++c) {
+    const std::vector<int>& I = clusters[c];
+    Eigen::MatrixXcd block(I.size(), I.size());
+    for (size_t a = 0; a < I.size(); ++a)
+      for (size_t b = 0; b < I.size(); ++b) block(a, b) = cd(A(I[a], I[b]));
+    blocks[c].compute(block);
+  }
+  const auto precondition = [&clusters, &blocks, n](const Eigen::MatrixXcd& v) {
+    if (clusters.empty()) return v;
+    Eigen::MatrixXcd result(n, v.cols());
+#pragma omp parallel for schedule(dynamic, 4)
+    for (size_t c = 0; c < clusters.size(); ++c) {
+      const std::vector<int>& I = clusters[c];
+      Eigen::MatrixXcd part(I.size(), v.cols());
+      for (size_t a = 0; a < I.size(); ++a) part.row(a) = v.row(I[a]);
+      part = blocks[c].solve(part);
+      for (size_t a = 0; a < I.size(); ++a) result.row(I[a]) = part.row(a);
+    }
+    return result;
+  };
+  const auto preconditioned_product = [&](const Eigen::MatrixXcd& v) { return product(precondition(v)); };
+  Eigen::MatrixXcd y;
+  const std::vector<int> iterations = gmres(preconditioned_product, rhs, y, o.tolerance, 200, 2000);
+  const Eigen::MatrixXcd x = precondition(y);
+  const Eigen::MatrixXcd residual = product(x) - rhs;
   for (int c = 0; c < m; ++c) {
     BemSolution& sol = out[c];
-    const Eigen::VectorXcd b = rhs.col(c);
-    sol.pressure_pa = Eigen::VectorXcd::Zero(n);
-    sol.iterations = gmres(product, b, sol.pressure_pa, o.tolerance, 200, 2000);
-    const double residual = (product(sol.pressure_pa) - b).norm() / std::max(b.norm(), 1e-300);
-    if (!(residual <= 1e3 * o.tolerance))  // stagnated: the dense factorisation always answers
-      sol.pressure_pa = Eigen::PartialPivLU<Eigen::MatrixXcd>(A.cast<cd>()).solve(b);
+    sol.iterations = iterations[c];
+    sol.pressure_pa = x.col(c);
+    const double relative = residual.col(c).norm() / std::max(rhs.col(c).norm(), 1e-300);
+    if (!(relative <= 1e3 * o.tolerance)) {  // stagnated: the dense factorisation always answers
+      sol.pressure_pa = Eigen::PartialPivLU<Eigen::MatrixXcd>(A.cast<cd>()).solve(rhs.col(c));
+      sol.factorised = true;
+    }
   }
   return out;
 }
@@ -647,11 +865,11 @@ Eigen::VectorXcd bem_field_pressure(const BemSurface& s, const BemSolution& sol,
         element_points(s, rules, x, j, k, batch);
         column.insert(column.end(), batch.size() - column.size(), j);
       }
-      batch.evaluate(x, unused_normal, k, 0, false);
+      batch.evaluate(x, unused_normal, k, 0);
       cd sum = 0;
       for (size_t m = 0; m < column.size(); ++m)
-        sum += cd(batch.kernel[0][m], batch.kernel[1][m]) * sol.pressure_pa[column[m]] -
-               cd(batch.kernel[2][m], batch.kernel[3][m]) * sol.normal_derivative_pa_m[column[m]];
+        sum += batch.kernel.k1(m) * sol.pressure_pa[column[m]] -
+               batch.kernel.k2(m) * sol.normal_derivative_pa_m[column[m]];
       out[p] = sum;
     }
   }

@@ -10,6 +10,7 @@
 // or quadratic (curved) triangles, collocation at the triangles' parametric centroids.
 #include <Eigen/Core>
 #include <complex>
+#include <memory>
 #include <vector>
 
 #include "radiation/radiation.hpp"
@@ -51,6 +52,9 @@ struct BemOptions {
   bool burton_miller = true;
   // Up to this many elements the dense system is factorised (LU); above it GMRES.
   int direct_below = 0;
+  // GMRES's preconditioner: the matrix's diagonal blocks on spatial clusters of up to this many
+  // neighbouring elements, factorised (block Jacobi); 0 for the diagonal scaling alone.
+  int preconditioner_block = 128;
 };
 
 struct BemSolution {
@@ -58,6 +62,7 @@ struct BemSolution {
   Eigen::VectorXcd pressure_pa;    // per triangle
   Eigen::VectorXcd normal_derivative_pa_m;  // ∂p/∂n per triangle (= iωρ v_n)
   int iterations = 0;              // GMRES iterations; 0 for the direct solve
+  bool factorised = false;         // solved by the dense LU: direct_below, or GMRES stagnated
 };
 
 // Solves for the surface pressure at `frequency_hz` given each triangle's normal velocity
@@ -71,6 +76,25 @@ BemSolution bem_solve(const BemSurface& surface, double frequency_hz,
 std::vector<BemSolution> bem_solve_many(const BemSurface& surface, double frequency_hz,
                                         const Eigen::MatrixXcd& normal_velocities_m_s,
                                         const BemOptions& options = {});
+
+// A sequence of solves on one surface (the modes of one object): what does not depend on the
+// frequency (every element's quadrature points, the preconditioner's clusters) is prepared once,
+// and the dense matrix (8F² bytes) is allocated by the first solve and overwritten by the next
+// instead of allocated afresh (every page faulted in and zeroed) per frequency. Holds a copy of
+// the surface. bem_solve_many is one solve of a fresh one.
+class BemSolver {
+ public:
+  explicit BemSolver(const BemSurface& surface, const BemOptions& options = {});
+  ~BemSolver();
+  BemSolver(BemSolver&&) noexcept;
+  BemSolver& operator=(BemSolver&&) noexcept;
+  // As bem_solve_many.
+  std::vector<BemSolution> solve(double frequency_hz, const Eigen::MatrixXcd& normal_velocities_m_s);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // The pressure at points outside the surface (P × 3), by the representation formula.
 Eigen::VectorXcd bem_field_pressure(const BemSurface& surface, const BemSolution& solution,

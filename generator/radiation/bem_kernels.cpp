@@ -1,5 +1,6 @@
 #include "radiation/bem_kernels.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace mesh2dsp {
@@ -35,15 +36,19 @@ inline void sincos_poly(double x, double& s, double& c) {
                 z * (2.48015872894767294178e-05 +
                      z * (-2.75573143513906633035e-07 +
                           z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
+  // The quadrant's swap and signs as arithmetic, not selects: GCC leaves a loop with selects
+  // here unvectorised ("control flow in loop").
   const int n = static_cast<int>(q);
-  const bool swap = n & 1;
-  const double sign_s = (n & 2) ? -1.0 : 1.0, sign_c = ((n + 1) & 2) ? -1.0 : 1.0;
-  s = sign_s * (swap ? cr : sr);
-  c = sign_c * (swap ? sr : cr);
+  const double swap = n & 1;
+  const double sign_s = 1.0 - (n & 2), sign_c = 1.0 - ((n + 1) & 2);
+  s = sign_s * (sr * (1 - swap) + cr * swap);  // exact: one product is 0, the other unchanged
+  c = sign_c * (cr * (1 - swap) + sr * swap);
 }
 
 }  // namespace
 
+// (The loops below vectorise only without errno from sqrt: CMakeLists.txt compiles this file
+// with -fno-math-errno, which changes no result.)
 // AVX2 + FMA where the processor has it, plain x86-64 otherwise.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define MESH2DSP_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -65,7 +70,6 @@ void burton_miller_kernels(const Eigen::Vector3d& x, const Eigen::Vector3d& norm
   const double x0 = x.x(), x1 = x.y(), x2 = x.z();
   const double m0 = normal_x.x(), m1 = normal_x.y(), m2 = normal_x.z();
   const double k2 = k * k, inv4pi = 1.0 / (4 * kPi);
-  const bool mirrored = out.k3_re != nullptr;
 #pragma omp simd
   for (int p = 0; p < pts.count; ++p) {
     const double d0 = pts.x[p] - x0, d1 = pts.y[p] - x1, d2 = pts.z[p] - x2;
@@ -87,11 +91,33 @@ void burton_miller_kernels(const Eigen::Vector3d& x, const Eigen::Vector3d& norm
     out.k1_im[p] = g1i * en_y + a * hr;
     out.k2_re[p] = gr + a * g1i * en_x;  // ∂G/∂n_x = −G'·e·n_x
     out.k2_im[p] = gi - a * g1r * en_x;
-    if (mirrored) {
-      out.k3_re[p] = -g1r * en_x - a * hi;
-      out.k3_im[p] = -g1i * en_x + a * hr;
-      out.k4_re[p] = gr - a * g1i * en_y;
-      out.k4_im[p] = gi + a * g1r * en_y;
+  }
+}
+
+MESH2DSP_CLONES
+void complex_rows_times_vectors(const float* a, int rows, int n, const float* forms, int columns, double* out) {
+  // The row in chunks that stay in the L1 cache while every vector's two dot products pass
+  // over them; float sums per chunk (the matrix itself is single precision), double across.
+  constexpr int kChunk = 1024;
+  const long width = 2L * n;
+  for (int r = 0; r < rows; ++r) {
+    const float* row = a + r * width;
+    double* row_out = out + 2L * r * columns;
+    for (int c = 0; c < 2 * columns; ++c) row_out[c] = 0;
+    for (long t0 = 0; t0 < width; t0 += kChunk) {
+      const int length = static_cast<int>(std::min<long>(kChunk, width - t0));
+      for (int c = 0; c < columns; ++c) {
+        const float* re_form = forms + 2 * width * c + t0;
+        const float* im_form = re_form + width;
+        float sum_re = 0, sum_im = 0;
+#pragma omp simd reduction(+ : sum_re, sum_im)
+        for (int t = 0; t < length; ++t) {
+          sum_re += row[t0 + t] * re_form[t];
+          sum_im += row[t0 + t] * im_form[t];
+        }
+        row_out[2 * c] += sum_re;
+        row_out[2 * c + 1] += sum_im;
+      }
     }
   }
 }

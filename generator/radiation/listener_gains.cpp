@@ -100,6 +100,7 @@ void bem_radiation(ModalModel& model, const TetMesh& tets, const FemMesh& fem, c
   const int n_modes = static_cast<int>(shapes.cols());
   Progress bar(fmt::format("radiation ({} boundary elements)", faces.rows()));
   const auto frequency_hz = [&eigenvalues](int n) { return std::sqrt(eigenvalues[n]) / (2 * M_PI); };
+  BemSolver solver(surface);  // one matrix's memory for all the solves
   for (int first = 0; first < n_modes;) {
     // Modes within 0.1 % in frequency (the pairs of an axisymmetric object, which differ by
     // round-off) share one solve at their mean frequency: one matrix, several right-hand sides.
@@ -127,7 +128,7 @@ void bem_radiation(ModalModel& model, const TetMesh& tets, const FemMesh& fem, c
                 .cast<std::complex<double>>();
       }
     }
-    const std::vector<BemSolution> solutions = bem_solve_many(surface, mean_hz, velocities);
+    const std::vector<BemSolution> solutions = solver.solve(mean_hz, velocities);
     for (int n = first; n < end; ++n) {
       const BemSolution& solution = solutions[n - first];
       const double k = solution.wavenumber_rad_m;
