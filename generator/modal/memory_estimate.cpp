@@ -13,33 +13,30 @@
 namespace mesh2dsp {
 namespace {
 
-// Rates measured on the 2-core development machine, 2026-11-28 (bench --json, which records
-// each term beside what it predicts), on four P2 solves of 50 modes: a scanned cow (48 738 DOF),
-// a statue (72 687), a CAD bracket (101 568) and a sword blade (581 019).
+// Rates measured on the 2-core development machine (bench --json, which records each term
+// beside what it predicts), on P2 solves of 50 modes: a scanned cow (93 504 DOF), a statue
+// (153 552), a CAD bracket (101 568) and a sword blade (581 019), and the cow at 300 modes
+// (125 928 DOF, 968 vectors). Refitted 2026-11-29 after the allocator's huge pages and the
+// basis kept in the factor's order (the per-entry and per-vector costs had been mostly page
+// faults and cache misses).
 // - Factorization (supernodal, every thread): 3.3e10 flop/s on large factors, plus 0.5 µs per
-//   stored entry of the matrix (fitted, 4.6-5.5e-7 on all four; where inside CHOLMOD it goes
-//   was not profiled), which dominates below a few 1e10 flops: 1.1-1.9 s for the first three, 13 s for
-//   the sword, where the flops alone predicted 0.2-2.1 s.
-// - Triangular solves, block of 8: 1.15e10 flop/s at 4 flops per factor entry per vector.
-// - M products: 0.4 per Lanczos vector (three or four per block step), each 2.2 ns per stored
-//   entry while a block of x fits in the cache, 6 ns when it does not (the sword's 37 MB).
-// - The rest of the iteration (block steps, reorthogonalisation, Ritz checks): 1.24e-7 s × n × m
-//   (n DOF, m basis vectors; 1.45 times that when an n × b block does not fit in the cache) plus
-//   1.93e-11 s × n × m² for the passes over the whole basis; the Ritz vectors 1.7e10 flop/s.
-//   Refitted 2026-11-29, when the Ritz checks moved to LAPACK's dsyevr, with a 300-mode solve
-//   (the cow at 125 184 DOF, 968 vectors: 21.5 s measured, 82 s by the earlier n·m² model).
-// Estimate over measured factorization + iterations, quiet, 2026-11-29: cow 1.05, statue 1.05,
-// bracket 0.93, sword 1.17, cow at 300 modes 1.21 (the earlier model: 0.92-1.29 at 50 modes,
-// 2.3 at 300).
+//   stored entry of the matrix, which dominates below a few 1e10 flops.
+// - Triangular solves, block of 8: 1.33e10 flop/s at 4 flops per factor entry per vector.
+// - M products: 0.4 per Lanczos vector (three or four per block step), each 1.75 ns per stored
+//   entry (1.5-1.9 measured, in or out of the cache alike now that neighbours are near).
+// - The rest of the iteration (block steps, reorthogonalisation, Ritz checks): 7.8e-8 s × n × m
+//   (n DOF, m basis vectors; 6.7-8.9e-8 measured) plus 1.93e-11 s × n × m² for the passes over
+//   the whole basis; the Ritz vectors 1.7e10 flop/s.
+// Estimate over measured factorization + iterations, quiet, 2026-11-29: cow 0.90, statue 1.05,
+// bracket 1.10, sword 0.98, cow at 300 modes 0.99 (the former rates: 1.08-1.78).
 constexpr double kFactorFlopsPerS = 3.3e10;
 constexpr double kFactorPerNonzeroS = 5.0e-7;
-constexpr double kSolveFlopsPerS = 1.15e10;
+constexpr double kSolveFlopsPerS = 1.33e10;
 constexpr double kMassProductsPerVector = 0.4;
-constexpr double kMassProductPerNonzeroS = 2.2e-9, kMassProductUncachedPerNonzeroS = 6.0e-9;
-constexpr double kIterationPerDofVectorS = 1.24e-7, kIterationUncachedFactor = 1.45;
+constexpr double kMassProductPerNonzeroS = 1.75e-9;
+constexpr double kIterationPerDofVectorS = 7.8e-8;
 constexpr double kReorthogonalisationPerNm2S = 1.93e-11;
 constexpr double kRitzVectorFlopsPerS = 1.7e10;
-constexpr double kCacheBytes = 32e6;  // where an n × b block stops fitting (measured: 3-6 MB fit, 37 MB do not)
 
 }  // namespace
 
@@ -69,12 +66,8 @@ SolveEstimate estimate_eigen_solve(int dof, double nonzeros_lower, const FactorS
   // blob: 968 vectors for 314 modes); thin and slender objects need less (the bell: 240 for 64,
   // about 700 for 314), where the estimate errs long.
   e.solve_s = m * 4 * factor.entries / kSolveFlopsPerS;
-  // 0 while an n × b block fits in the cache, 1 when it is far larger.
-  const double uncached = std::min(1.0, 8 * n * block_size / kCacheBytes);
-  e.mass_s = kMassProductsPerVector * m * nonzeros_lower *
-             (kMassProductPerNonzeroS + uncached * (kMassProductUncachedPerNonzeroS - kMassProductPerNonzeroS));
-  e.orthogonalisation_s = kIterationPerDofVectorS * (1 + uncached * (kIterationUncachedFactor - 1)) * n * m +
-                          kReorthogonalisationPerNm2S * n * m * m;
+  e.mass_s = kMassProductsPerVector * m * nonzeros_lower * kMassProductPerNonzeroS;
+  e.orthogonalisation_s = kIterationPerDofVectorS * n * m + kReorthogonalisationPerNm2S * n * m * m;
   e.ritz_s = 2 * n * m * modes / kRitzVectorFlopsPerS;
   e.iteration_s = e.solve_s + e.mass_s + e.orthogonalisation_s + e.ritz_s;
   return e;
