@@ -11,6 +11,27 @@
 
 namespace mesh2dsp {
 
+void add_scale_options(CLI::App& c, double& scale_factor) {
+  auto* scale = c.add_option("--scale", scale_factor,
+                             "multiply mesh coordinates (e.g. 0.001 for millimetres)")
+                    ->capture_default_str();
+  // Added after --scale: CLI11 runs option callbacks in the order the options were added, so
+  // --scale is set (and counted) when this one runs.
+  c.add_option_function<std::string>(
+       "--units",
+       [&scale_factor, scale](const std::string& unit) {
+         const double metres = *unit_scale(unit);  // IsMember has checked the name
+         if (scale->count() > 0 && std::abs(scale_factor / metres - 1) > 1e-12)
+           throw CLI::ValidationError(
+               "--units", fmt::format("--units {} means --scale {:g}, but --scale {:g} was given; "
+                                      "give one of them",
+                                      unit, metres, scale_factor));
+         scale_factor = metres;
+       },
+       "the mesh file's length unit: mm | cm | m | in (same as --scale 0.001 | 0.01 | 1 | 0.0254)")
+      ->check(CLI::IsMember({"mm", "cm", "m", "in"}));
+}
+
 void add_analysis_options(CLI::App& c, AnalysisOptions& o) {
   c.add_option("input", o.input, "surface mesh (OBJ, STL, OFF, PLY, glTF .gltf/.glb), tetrahedral mesh (TetGen "
                  ".node/.ele, Gmsh .msh) or model")
@@ -25,24 +46,7 @@ void add_analysis_options(CLI::App& c, AnalysisOptions& o) {
                "Rayleigh alpha (1/s), multiplies M");
   c.add_option("--rayleigh-stiffness", o.material_overrides.rayleigh_stiffness_s,
                "Rayleigh beta (s), multiplies K");
-  auto* scale = c.add_option("--scale", o.scale,
-                             "multiply mesh coordinates (e.g. 0.001 for millimetres)")
-                    ->capture_default_str();
-  // Added after --scale: CLI11 runs option callbacks in the order the options were added, so
-  // --scale is set (and counted) when this one runs.
-  c.add_option_function<std::string>(
-       "--units",
-       [&o, scale](const std::string& unit) {
-         const double metres = *unit_scale(unit);  // IsMember has checked the name
-         if (scale->count() > 0 && std::abs(o.scale / metres - 1) > 1e-12)
-           throw CLI::ValidationError(
-               "--units", fmt::format("--units {} means --scale {:g}, but --scale {:g} was given; "
-                                      "give one of them",
-                                      unit, metres, o.scale));
-         o.scale = metres;
-       },
-       "the mesh file's length unit: mm | cm | m | in (same as --scale 0.001 | 0.01 | 1 | 0.0254)")
-      ->check(CLI::IsMember({"mm", "cm", "m", "in"}));
+  add_scale_options(c, o.scale);
   c.add_flag("--repair", o.repair,
              "repair the surface first: merge duplicate vertices, drop degenerate faces, stitch "
              "borders, orient, fill small holes (CGAL), and say what changed");

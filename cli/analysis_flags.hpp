@@ -11,6 +11,10 @@ class App;
 
 namespace mesh2dsp {
 
+// --scale and --units (the mesh file's length unit), which fill one scale factor: on every
+// command that analyses a mesh, and on `bench`.
+void add_scale_options(CLI::App& command, double& scale);
+
 // Adds the shared options to a subcommand (the positional MESH included).
 void add_analysis_options(CLI::App& command, AnalysisOptions& options);
 

@@ -38,14 +38,23 @@ struct BenchCase {
   std::optional<double> max_tet_volume_m3;
 };
 
-json run_case(const BenchCase& c, int modes, const std::string& material, const std::string& solver,
-              const std::string& radiation) {
+// What every case of one `bench` run shares.
+struct BenchSettings {
+  int modes = 50;
+  std::string material = "steel";
+  std::string solver = "default";
+  std::string radiation = "obrien";
+  double scale = 1;  // --scale / --units
+};
+
+json run_case(const BenchCase& c, const BenchSettings& settings) {
   AnalysisOptions o;
-  o.solver = solver;
-  o.radiation = radiation;
+  o.solver = settings.solver;
+  o.radiation = settings.radiation;
   o.input = c.mesh;
-  o.material_name = material;
-  o.modes = modes;
+  o.material_name = settings.material;
+  o.modes = settings.modes;
+  o.scale = settings.scale;
   o.element_order = c.order;
   o.max_tet_volume_m3 = c.max_tet_volume_m3;
   o.excite = "auto:1";
@@ -80,12 +89,14 @@ json run_case(const BenchCase& c, int modes, const std::string& material, const 
       model.modes.empty() ? 0.0 : 1e3 * report.timer.seconds("eigen solve") / model.modes.size();
   // Every rank's own peak (one without MPI): what a cluster's nodes must hold.
   const std::vector<double> rank_peaks = rank_peak_memory_mb();
-  j["solver"] = solver;
-  j["radiation"] = radiation;  // the boundary-element solve's time is the "radiation" stage
+  j["solver"] = settings.solver;
+  j["radiation"] = settings.radiation;
+  j["scale"] = settings.scale;  // the boundary-element solve's time is the "radiation" stage
   j["ranks"] = rank_peaks.size();
   j["rank_peak_mb"] = rank_peaks;
   j["peak_mb"] = rank_peaks.front();
-  if (std::filesystem::path(c.mesh).filename().string().starts_with("bar_")) {
+  // The benchmark bar's own size only: scaled, its modes are another bar's.
+  if (std::filesystem::path(c.mesh).filename().string().starts_with("bar_") && settings.scale == 1) {
     double worst = 0;
     for (double ref : kBarTimoshenkoHz) {
       double best = INFINITY;
@@ -98,10 +109,9 @@ json run_case(const BenchCase& c, int modes, const std::string& material, const 
 }
 
 // "mesh s" = reading, remeshing (when the surface is finer than needed) and TetGen.
-json run_case_or_error(const BenchCase& c, int modes, const std::string& material,
-                       const std::string& solver, const std::string& radiation) {
+json run_case_or_error(const BenchCase& c, const BenchSettings& settings) {
   try {
-    return run_case(c, modes, material, solver, radiation);
+    return run_case(c, settings);
   } catch (const std::exception& e) {
     return json{{"case", c.label}, {"order", c.order}, {"error", e.what()}};
   }
@@ -110,18 +120,17 @@ json run_case_or_error(const BenchCase& c, int modes, const std::string& materia
 // Runs one case in a child so that the peak memory is the case's own. Under MPI a process
 // cannot fork (the child could not take part in the solves): the case runs in this process,
 // with every rank's peak memory reset before it.
-json run_isolated(const BenchCase& c, int modes, const std::string& material, const std::string& solver,
-                  const std::string& radiation) {
+json run_isolated(const BenchCase& c, const BenchSettings& settings) {
   if (parallel_session_running()) {
     reset_rank_peak_memory();
-    return run_case_or_error(c, modes, material, solver, radiation);
+    return run_case_or_error(c, settings);
   }
   int fd[2];
   if (pipe(fd) != 0) throw Error("bench: cannot create a pipe");
   const pid_t pid = fork();
   if (pid == 0) {
     close(fd[0]);
-    const std::string out = run_case_or_error(c, modes, material, solver, radiation).dump();
+    const std::string out = run_case_or_error(c, settings).dump();
     (void)!write(fd[1], out.data(), out.size());
     close(fd[1]);
     _exit(0);
@@ -151,11 +160,8 @@ void register_bench_command(CLI::App& app) {
     std::vector<int> orders{1, 2};
     std::vector<int> sizes;
     std::string size_mesh;
-    int modes = 50;
-    std::string material = "steel";
+    BenchSettings settings;
     std::string json_out;
-    std::string solver = "default";
-    std::string radiation = "obrien";
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("meshes", o->meshes, "surface meshes to analyse (default: none)");
@@ -164,11 +170,12 @@ void register_bench_command(CLI::App& app) {
                   "also run meshes of about these many tetrahedra (e.g. 10000,50000,200000)")
       ->delimiter(',');
   cmd->add_option("--size-mesh", o->size_mesh, "surface mesh refined for --sizes");
-  cmd->add_option("--modes", o->modes, "modes per case")->capture_default_str();
-  cmd->add_option("--material", o->material, "material preset")->capture_default_str();
+  cmd->add_option("--modes", o->settings.modes, "modes per case")->capture_default_str();
+  cmd->add_option("--material", o->settings.material, "material preset")->capture_default_str();
+  add_scale_options(*cmd, o->settings.scale);
   cmd->add_option("--json", o->json_out, "write all numbers to this JSON file");
-  add_solver_option(*cmd, o->solver);
-  cmd->add_option("--radiation", o->radiation,
+  add_solver_option(*cmd, o->settings.solver);
+  cmd->add_option("--radiation", o->settings.radiation,
                   "radiation model of the analysis: obrien, or bem (times the boundary-element "
                   "solve of every mode, its directivity included)")
       ->capture_default_str()
@@ -182,7 +189,7 @@ void register_bench_command(CLI::App& app) {
       if (o->size_mesh.empty()) throw Error("bench: --sizes needs --size-mesh");
       auto surface = read_surface_mesh(o->size_mesh);
       check_and_orient_surface(surface);
-      const double volume = signed_volume(surface);
+      const double volume = signed_volume(surface) * std::pow(o->settings.scale, 3);  // m³ as analysed
       for (int size : o->sizes)
         for (int order : o->orders)
           // TetGen's quality meshes average about 0.8 of the volume bound per element.
@@ -194,7 +201,7 @@ void register_bench_command(CLI::App& app) {
     fmt::print("| case | P | tets | DOF | modes | mesh s | coarse pass s | assembly s | factor s | eigen s | eigen ms/mode | est. solve s | total s | peak MB | bending err % | peak MB per rank | radiation s |\n");
     fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const auto& c : cases) {
-      const json j = run_isolated(c, o->modes, o->material, o->solver, o->radiation);
+      const json j = run_isolated(c, o->settings);
       all.push_back(j);
       if (j.contains("error")) {
         fmt::print("| {} | {} | failed: {} |\n", c.label, c.order, j["error"].get<std::string>());

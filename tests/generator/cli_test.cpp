@@ -9,6 +9,8 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "modal/modal_model.hpp"
 #include "support/command.hpp"
 
@@ -79,6 +81,28 @@ TEST_F(Scratch, ElementScaleSetsTheMeshAndTheModesConverge) {
   ASSERT_EQ(a.modes.size(), b.modes.size());
   for (size_t i = 0; i < a.modes.size(); ++i)
     EXPECT_NEAR(a.modes[i].frequency_hz / b.modes[i].frequency_hz, 1.0, 0.005) << "mode " << i;
+}
+
+// `bench` reads the mesh in the units it is told, as `modes` does (one --scale/--units pair of
+// options for both): the bar read in millimetres is a 0.3 mm bar, whose lowest mode lies far
+// above the band, and the two options contradicting each other are one error.
+TEST_F(Scratch, BenchTakesTheMeshsUnits) {
+  const std::string bench = "bench " + source("meshes/bar.obj") + " --orders 1 --modes 4 ";
+  const auto metres = run(bench + "--scale 1 --json " + out("m.json"));
+  ASSERT_EQ(metres.exit_code, 0) << metres.output;
+  const auto millimetres = run(bench + "--units mm --json " + out("mm.json"));
+  ASSERT_EQ(millimetres.exit_code, 0) << millimetres.output;
+  std::ifstream m_in(out("m.json")), mm_in(out("mm.json"));
+  const nlohmann::json m = nlohmann::json::parse(m_in), mm = nlohmann::json::parse(mm_in);
+  ASSERT_EQ(m.size(), 1u);
+  ASSERT_EQ(mm.size(), 1u);
+  EXPECT_EQ(m[0].value("modes", 0), 4) << m.dump();
+  EXPECT_DOUBLE_EQ(m[0].value("scale", 0.0), 1.0);
+  const std::string error = mm[0].value("error", "");
+  EXPECT_NE(error.find("lowest elastic mode is at"), std::string::npos) << mm.dump();
+  const auto both = run(bench + "--scale 2 --units mm");
+  EXPECT_NE(both.exit_code, 0);
+  EXPECT_NE(both.output.find("give one of them"), std::string::npos) << both.output;
 }
 
 TEST_F(Scratch, CantileverMatchesClampedFreeBeam) {
