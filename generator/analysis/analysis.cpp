@@ -292,10 +292,11 @@ ModalModel analyze_mesh(const AnalysisOptions& o, AnalysisReport* report) {
   r.timer.start("read mesh");
   const SurfaceMesh surface = read_checked_surface_mesh(o.input, read.scale, read.repair);
   r.timer.stop();
+  SurfaceMeshingCache cache;
   return analyze_source(
       [&](const MeshInputOptions& mesh, StageTimer* timer) {
         StageTimer unused;
-        return mesh_surface(surface, material, mesh, timer ? *timer : unused);
+        return mesh_surface(surface, material, mesh, timer ? *timer : unused, &cache);
       },
       o, &r, &surface);
 }
@@ -325,10 +326,11 @@ ModalModel analyze(const SurfaceMesh& surface, const AnalysisOptions& options, A
   } catch (const RepairableSurfaceError& e) {
     throw Error(fmt::format("surface: {}{}", e.what(), o.repair ? " (left after --repair)" : "; try --repair"));
   }
+  SurfaceMeshingCache cache;
   return analyze_source(
       [&](const MeshInputOptions& mesh, StageTimer* timer) {
         StageTimer local;
-        return mesh_surface(checked, material, mesh, timer ? *timer : local);
+        return mesh_surface(checked, material, mesh, timer ? *timer : local, &cache);
       },
       o, report, &checked);
 }

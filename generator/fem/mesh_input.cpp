@@ -138,7 +138,7 @@ int overlong_surface_triangles(const SurfaceMesh& surface, double max_tet_volume
 // small distance of the input.
 TetMesh physics_sized_mesh(const SurfaceMesh& input, const Material& material, double sizing_hz,
                            double heard_wavelength_m, const MeshInputOptions& options,
-                           StageTimer& t, const std::string& why) {
+                           StageTimer& t, const std::string& why, SurfaceMeshingCache* cache) {
   t.start("volume meshing");
   Progress progress("volume meshing");
   progress.update(0.0, fmt::format("{} input vertices", input.vertices.rows()));
@@ -153,7 +153,12 @@ TetMesh physics_sized_mesh(const SurfaceMesh& input, const Material& material, d
   v.edge_length_m = [&](double wall_m) {
     return fixed_edge_m ? *fixed_edge_m : options.element_scale * rule_edge_m(wall_m);
   };
-  v.vertex_thickness_m = local_thickness(input);
+  if (cache && cache->vertex_thickness_m.size() == input.vertices.rows()) {
+    v.vertex_thickness_m = cache->vertex_thickness_m;
+  } else {
+    v.vertex_thickness_m = local_thickness(input);
+    if (cache) cache->vertex_thickness_m = v.vertex_thickness_m;
+  }
   // Classified by the sizing rule even when a volume bound fixes the edge (the coarse pass, or
   // --max-tet-volume): a bell stays a bell.
   const bool walled = walls_set_elements(v.vertex_thickness_m, rule_edge_m);
@@ -191,7 +196,7 @@ TetMesh physics_sized_mesh(const SurfaceMesh& input, const Material& material, d
 }  // namespace
 
 TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
-                     const MeshInputOptions& options, StageTimer& t) {
+                     const MeshInputOptions& options, StageTimer& t, SurfaceMeshingCache* cache) {
   const double shear_speed = shear_wave_speed_m_s(material);
   const double sizing_hz = choose_sizing_frequency_hz(input, material, options);
   // The shape may move by a fraction of the shortest wavelength a listener hears: that of the
@@ -211,12 +216,14 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
     return physics_sized_mesh(input, material, sizing_hz, shear_speed / analysed_hz, options, t,
                               fmt::format("the surface (mean edge {:.2f} mm) is finer than the "
                                           "{:.2f} mm the analysis needs",
-                                          1e3 * mean_edge_length(input), 1e3 * needed_edge_m));
+                                          1e3 * mean_edge_length(input), 1e3 * needed_edge_m),
+                              cache);
   }
   if (const double aspect = free_surface ? worst_triangle_aspect(input) : 0; aspect > kSliverTriangleAspect) {
     return physics_sized_mesh(input, material, sizing_hz, shear_speed / analysed_hz, options, t,
                               fmt::format("the surface has sliver triangles (one {:.0f} times longer "
-                                          "than wide) that would give flat elements", aspect));
+                                          "than wide) that would give flat elements", aspect),
+                              cache);
   }
   Eigen::MatrixXd input_vertices;
   const SurfaceMesh surface = analysis_surface(input, needed_edge_m, options, t, input_vertices);
@@ -243,7 +250,8 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
     return physics_sized_mesh(
         input, material, sizing_hz, shear_speed / analysed_hz, options, t,
         slivers ? "the surface has sliver triangles that would give flat elements"
-                : "the surface has triangles too long for the elements the analysis needs");
+                : "the surface has triangles too long for the elements the analysis needs",
+        cache);
   }
   if (slivers || overlong) {
     // Sliver surface triangles (CAD and STL exports) force flat tetrahedra when the surface is
