@@ -166,8 +166,10 @@ std::optional<double> coarse_pass_sizing_hz(const TetMeshSource& source, const A
       // A surface finer than these elements is meshed for them (mesh_input.hpp), so a scan's
       // triangles do not make the "coarse" mesh as large as the real one.
       const TetMesh tets = source(coarse, nullptr);
+      ModalAnalysisRequest frequencies = request;
+      frequencies.frequencies_only = true;
       const ModalAnalysisResult found =
-          analyze_modes(make_fem_mesh(tets, o.element_order), material, request);
+          analyze_modes(make_fem_mesh(tets, o.element_order), material, frequencies);
       const double highest_hz = std::sqrt(found.eigenvalues.maxCoeff()) / (2 * M_PI);
       // The sizing's own edge there: it is the third of the shear wavelength exactly when that
       // is at most a quarter of the thickness (the through-thickness bound is at least half).

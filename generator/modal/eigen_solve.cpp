@@ -524,8 +524,10 @@ EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
   // where the solve's memory peaks.
   lanczos.release_step_buffers();
   factor.release();
-  out.vectors = lanczos.ritz_vectors(ritz_y);
-  out.vectors = to_mesh_order * out.vectors;  // in place (Eigen permutes along the cycles), no second copy
+  if (options.vectors) {
+    out.vectors = lanczos.ritz_vectors(ritz_y);
+    out.vectors = to_mesh_order * out.vectors;
+  }  // in place (Eigen permutes along the cycles), no second copy
   progress.finish(fmt::format("{} modes, {} Lanczos vectors", out.eigenvalues.size(), lanczos.dimension()));
   out.factorizations = 1;
   out.ordering_s = ordering_s;

@@ -38,6 +38,9 @@ struct EigenSolveOptions {
   double memory_limit_bytes = 0;
   std::string problem;
   double notice_above_s = 2.0;  // print the estimate when the solve is expected to take longer
+  // false: the eigenvalues only (EigenSolution::vectors left empty; the Ritz vectors are an
+  // n × k × count product, a tenth of a 300-mode solve).
+  bool vectors = true;
 };
 
 // K and M given as their lower triangles. Throws mesh2dsp::Error when the problem will not fit

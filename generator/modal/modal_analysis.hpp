@@ -21,6 +21,9 @@ struct ModalAnalysisRequest {
   // "default": CHOLMOD + block Lanczos on this process; "slepc": PETSc/SLEPc on the MPI ranks
   // (the same modes; see modal/slepc_solve.hpp).
   std::string solver = "default";
+  // Only the frequencies are wanted (a sizing estimate): ModalAnalysisResult::shapes is left
+  // empty, and the iteration stops at a looser residual (modal_analysis.cpp).
+  bool frequencies_only = false;
 };
 
 struct ModalAnalysisResult {

@@ -131,6 +131,22 @@ TEST(EigenSolve, AskingForMoreKeepsTheBasisAndGivesTheSameModes) {
   EXPECT_LT(grown.operations, 2 * direct.operations);
 }
 
+// Eigenvalues only, at a loose residual (the coarse sizing pass): no vectors, fewer Lanczos
+// vectors, and the eigenvalues still within the residual's bound of the dense solver's.
+TEST(EigenSolve, EigenvaluesOnlyAtALooseResidualStayCloseWithFewerVectors) {
+  const FemMatrices fem = steel_cube(4);
+  const EigenSolution full = solve_lowest_modes(fem.stiffness, fem.mass, lanczos_options(120));
+  EigenSolveOptions loose = lanczos_options(120);
+  loose.vectors = false;
+  loose.tolerance = 1e-5;
+  const EigenSolution values = solve_lowest_modes(fem.stiffness, fem.mass, loose);
+  EXPECT_EQ(values.vectors.size(), 0);
+  ASSERT_EQ(values.eigenvalues.size(), full.eigenvalues.size());
+  for (Eigen::Index i = 0; i < full.eigenvalues.size(); ++i)
+    EXPECT_NEAR(values.eigenvalues[i], full.eigenvalues[i], 1e-5 * full.eigenvalues.maxCoeff()) << "mode " << i;
+  EXPECT_LT(values.operations, full.operations);
+}
+
 TEST(EigenSolve, NoConvergenceIsAnError) {
   const FemMatrices fem = steel_cube(2);
   EigenSolveOptions o = lanczos_options(20);
