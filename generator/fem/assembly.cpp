@@ -142,6 +142,32 @@ FemMatrices assemble_fem_matrices(const FemMesh& mesh, const Material& material)
   return {matrix_from(pattern, k), matrix_from(pattern, m)};
 }
 
+void subtract_scaled_in_place(SparseMatrix& a, double sigma, const SparseMatrix& b) {
+  // Visits b's entries with the position of each in a (or −1 where a has none).
+  auto each_entry = [&](auto&& visit) {
+    for (int col = 0; col < b.outerSize(); ++col) {
+      const int* rows = a.innerIndexPtr() + a.outerIndexPtr()[col];
+      const int* rows_end = a.innerIndexPtr() + a.outerIndexPtr()[col + 1];
+      for (SparseMatrix::InnerIterator it(b, col); it; ++it) {
+        rows = std::lower_bound(rows, rows_end, it.row());
+        const bool found = rows != rows_end && *rows == it.row();
+        if (!visit(found ? rows - a.innerIndexPtr() : -1, it.value())) return;
+      }
+    }
+  };
+  bool within = a.rows() == b.rows() && a.cols() == b.cols();
+  if (within) each_entry([&](std::ptrdiff_t at, double) { return within = at >= 0; });
+  if (!within) {
+    a = SparseMatrix(a - sigma * b);
+    a.makeCompressed();
+    return;
+  }
+  each_entry([&](std::ptrdiff_t at, double value) {
+    a.valuePtr()[at] -= sigma * value;
+    return true;
+  });
+}
+
 SparseMatrix symmetric_from_lower(const SparseMatrix& lower) {
   return lower.selfadjointView<Eigen::Lower>();
 }

@@ -432,6 +432,12 @@ EigenSolution solve_dense(const SparseMatrix& k, const SparseMatrix& m, const Ei
 EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
                                  const EigenSolveOptions& options,
                                  const std::function<int(const EigenSolution&)>& more) {
+  return solve_lowest_modes(SparseMatrix(k), m, options, more);
+}
+
+EigenSolution solve_lowest_modes(SparseMatrix&& k, const SparseMatrix& m,
+                                 const EigenSolveOptions& options,
+                                 const std::function<int(const EigenSolution&)>& more) {
   const int n = static_cast<int>(k.rows());
   if (n == 0 || k.rows() != m.rows()) throw Error("empty or inconsistent FEM system");
   if (options.shift >= 0) throw Error("internal: the eigen shift must be negative");
@@ -449,11 +455,13 @@ EigenSolution solve_lowest_modes(const SparseMatrix& k, const SparseMatrix& m,
                             options.count, n));
 
   const auto ordering_start = Clock::now();
-  SparseMatrix shifted = k - options.shift * m;
+  SparseMatrix shifted;
+  shifted.swap(k);  // Eigen 3.4's sparse matrices have no move constructor: std::move would copy
   shifted.makeCompressed();
+  subtract_scaled_in_place(shifted, options.shift, m);
   CholmodFactor factor(shifted);  // symbolic analysis only: the sizes, before committing memory
   const double ordering_s = seconds_since(ordering_start);
-  const SolveEstimate estimate = estimate_eigen_solve(n, static_cast<double>(k.nonZeros()),
+  const SolveEstimate estimate = estimate_eigen_solve(n, static_cast<double>(shifted.nonZeros()),
                                                       factor.size(), expected, b);
   check_memory(estimate, options.memory_limit_bytes);
   if (estimate.time_s() >= options.notice_above_s)

@@ -52,5 +52,10 @@ struct EigenSolveOptions {
 EigenSolution solve_lowest_modes(const SparseMatrix& stiffness_lower,
                                  const SparseMatrix& mass_lower, const EigenSolveOptions& options,
                                  const std::function<int(const EigenSolution&)>& more = {});
+// The same, forming K − σM in the stiffness's own storage (left empty): one matrix of the
+// problem's size less at the factorization (the statue scan's K is 69 MB).
+EigenSolution solve_lowest_modes(SparseMatrix&& stiffness_lower,
+                                 const SparseMatrix& mass_lower, const EigenSolveOptions& options,
+                                 const std::function<int(const EigenSolution&)>& more = {});
 
 }  // namespace mesh2dsp

@@ -88,7 +88,7 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
   t.start("eigen solve");
   const EigenSolution solution =
       distributed ? slepc->solve(mesh, material, dof_map, free_count, options, more)
-                  : solve_lowest_modes(fem.stiffness, fem.mass, options, more);
+                  : solve_lowest_modes(std::move(fem.stiffness), fem.mass, options, more);
   t.stop();
   if (solution.assembly_s > 0) t.split_last("distributed assembly", solution.assembly_s);
   if (solution.ordering_s > 0) t.split_last("ordering", solution.ordering_s);

@@ -147,6 +147,41 @@ TEST(EigenSolve, EigenvaluesOnlyAtALooseResidualStayCloseWithFewerVectors) {
   EXPECT_LT(values.operations, full.operations);
 }
 
+// K − σM is formed in the stiffness's own storage when M's pattern lies within K's (as
+// assembled, they share one), and as a new matrix when it does not; either way it is K − σM.
+TEST(EigenSolve, TheShiftIsFormedInTheStiffnesssStorageOrApart) {
+  FemMatrices fem = steel_cube(2);
+  const double sigma = -3.9e7;
+  const Eigen::MatrixXd want = Eigen::MatrixXd(fem.stiffness) - sigma * Eigen::MatrixXd(fem.mass);
+  SparseMatrix in_place = fem.stiffness;
+  const double* storage = in_place.valuePtr();
+  subtract_scaled_in_place(in_place, sigma, fem.mass);
+  EXPECT_EQ(in_place.valuePtr(), storage);
+  EXPECT_LT((Eigen::MatrixXd(in_place) - want).cwiseAbs().maxCoeff(), 1e-12 * want.cwiseAbs().maxCoeff());
+  // A coupling in M that K's pattern lacks (the cube's first and last DOF share no element).
+  const int last = static_cast<int>(fem.mass.rows()) - 1;
+  ASSERT_EQ(fem.stiffness.coeff(last, 0), 0.0);
+  fem.mass.coeffRef(last, 0) = 1e-3 * std::min(fem.mass.coeff(0, 0), fem.mass.coeff(last, last));
+  fem.mass.makeCompressed();
+  const Eigen::MatrixXd want_apart = Eigen::MatrixXd(fem.stiffness) - sigma * Eigen::MatrixXd(fem.mass);
+  SparseMatrix apart = fem.stiffness;
+  subtract_scaled_in_place(apart, sigma, fem.mass);
+  EXPECT_LT((Eigen::MatrixXd(apart) - want_apart).cwiseAbs().maxCoeff(), 1e-12 * want_apart.cwiseAbs().maxCoeff());
+  EXPECT_NE(apart.coeff(last, 0), 0.0);
+}
+
+// The solve that takes the stiffness over gives the modes of the one that copies it.
+TEST(EigenSolve, TakingTheStiffnessOverGivesTheSameModes) {
+  const FemMatrices fem = steel_cube();
+  const EigenSolution kept = solve_lowest_modes(fem.stiffness, fem.mass, lanczos_options(30));
+  SparseMatrix consumed = fem.stiffness;
+  const EigenSolution taken = solve_lowest_modes(std::move(consumed), fem.mass, lanczos_options(30));
+  EXPECT_EQ(consumed.nonZeros(), 0) << "the stiffness's storage was not the one used";
+  ASSERT_EQ(taken.eigenvalues.size(), kept.eigenvalues.size());
+  for (Eigen::Index i = 0; i < kept.eigenvalues.size(); ++i)
+    EXPECT_NEAR(taken.eigenvalues[i], kept.eigenvalues[i], 1e-12 * kept.eigenvalues.maxCoeff());
+}
+
 TEST(EigenSolve, NoConvergenceIsAnError) {
   const FemMatrices fem = steel_cube(2);
   EigenSolveOptions o = lanczos_options(20);
