@@ -51,7 +51,8 @@ SolveEstimate estimate_eigen_solve(int dof, double nonzeros_lower, const FactorS
   e.modes = modes;
   e.basis_columns = expected_basis_columns(modes, block_size, dof);
   const double n = dof, m = e.basis_columns;
-  // K, M and the shifted matrix: a double and an int per entry, plus the column pointers.
+  // M, K − σM (formed in K's storage) and CHOLMOD's permuted copy of it while the factor is
+  // made: a double and an int per entry, plus the column pointers.
   e.matrices_bytes = 3 * (12 * nonzeros_lower + 4 * n);
   e.factor_bytes = factor.bytes();
   // Basis V (M·V is not stored), the projected matrix and its eigenvectors, the blocks being
