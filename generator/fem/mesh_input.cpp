@@ -153,11 +153,11 @@ TetMesh physics_sized_mesh(const SurfaceMesh& input, const Material& material, d
   v.edge_length_m = [&](double wall_m) {
     return fixed_edge_m ? *fixed_edge_m : options.element_scale * rule_edge_m(wall_m);
   };
-  if (cache && cache->vertex_thickness_m.size() == input.vertices.rows()) {
+  if (cache && cache->surface == &input && cache->vertex_thickness_m.size() == input.vertices.rows()) {
     v.vertex_thickness_m = cache->vertex_thickness_m;
   } else {
     v.vertex_thickness_m = local_thickness(input);
-    if (cache) cache->vertex_thickness_m = v.vertex_thickness_m;
+    if (cache) *cache = {&input, v.vertex_thickness_m};
   }
   // Classified by the sizing rule even when a volume bound fixes the edge (the coarse pass, or
   // --max-tet-volume): a bell stays a bell.

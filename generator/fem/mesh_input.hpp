@@ -48,6 +48,7 @@ struct MeshInputOptions {
 // surface (the coarse pass, then the analysis): its vertices' wall thickness (local_thickness,
 // a ray cast from every vertex, about half a second for a 14 k-vertex scan).
 struct SurfaceMeshingCache {
+  const SurfaceMesh* surface = nullptr;  // what it was computed for (another surface recomputes)
   Eigen::VectorXd vertex_thickness_m;
 };
 TetMesh mesh_surface(const SurfaceMesh& surface, const Material& material,

@@ -247,6 +247,30 @@ TEST(VolumeMesh, WallsSetTheElementsOfAShellNotOfABall) {
   EXPECT_FALSE(walls_set_elements(local_thickness(uv_sphere(0.1, 24, 48)), edge_m));
 }
 
+// The wall thickness a meshing computes is kept for the next meshing of the same surface (the
+// coarse pass, then the analysis): the same mesh as without it; another surface, even with as
+// many vertices, gets its own.
+TEST(VolumeMesh, TheWallThicknessKeptBetweenMeshingsIsTheSurfacesOwn) {
+  const SurfaceMesh sphere = uv_sphere(0.1, 32, 64), smaller = uv_sphere(0.08, 32, 64);
+  ASSERT_EQ(sphere.vertices.rows(), smaller.vertices.rows());
+  MeshInputOptions options;
+  options.max_tet_volume_m3 = std::pow(0.025, 3) / (6 * std::sqrt(2.0));  // 25 mm elements
+  const Material steel = find_material_preset("steel");
+  StageTimer timer;
+  SurfaceMeshingCache cache;
+  const TetMesh first = mesh_surface(sphere, steel, options, timer, &cache);
+  ASSERT_EQ(cache.surface, &sphere) << "the sphere was not meshed for the physics";
+  EXPECT_EQ(cache.vertex_thickness_m, local_thickness(sphere));
+  const TetMesh again = mesh_surface(sphere, steel, options, timer, &cache);
+  const TetMesh without = mesh_surface(sphere, steel, options, timer);
+  EXPECT_EQ(again.vertices, without.vertices);
+  EXPECT_EQ(again.tets, without.tets);
+  EXPECT_EQ(first.tets, without.tets);
+  mesh_surface(smaller, steel, options, timer, &cache);
+  EXPECT_EQ(cache.surface, &smaller);
+  EXPECT_EQ(cache.vertex_thickness_m, local_thickness(smaller));
+}
+
 TEST(VolumeMesh, ARefinementThatDoesNotSettleUnderItsCapIsMadeAgainAtTheGuaranteedBound) {
   // A cell bound below 2 is capped (refinement may not end near sharp features); a cap of 50
   // vertices is reached on a sphere meshed at 25 mm, and the mesh is made again at 3: the same
