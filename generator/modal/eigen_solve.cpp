@@ -534,8 +534,8 @@ EigenSolution solve_lowest_modes(SparseMatrix&& k, const SparseMatrix& m,
   factor.release();
   if (options.vectors) {
     out.vectors = lanczos.ritz_vectors(ritz_y);
-    out.vectors = to_mesh_order * out.vectors;
-  }  // in place (Eigen permutes along the cycles), no second copy
+    out.vectors = to_mesh_order * out.vectors;  // in place (Eigen permutes along the cycles), no second copy
+  }
   progress.finish(fmt::format("{} modes, {} Lanczos vectors", out.eigenvalues.size(), lanczos.dimension()));
   out.factorizations = 1;
   out.ordering_s = ordering_s;

@@ -39,7 +39,7 @@ struct EigenSolveOptions {
   std::string problem;
   double notice_above_s = 2.0;  // print the estimate when the solve is expected to take longer
   // false: the eigenvalues only (EigenSolution::vectors left empty; the Ritz vectors are an
-  // n × k × count product, a tenth of a 300-mode solve).
+  // n × k × count product formed after the iteration).
   bool vectors = true;
 };
 
