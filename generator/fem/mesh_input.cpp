@@ -54,7 +54,7 @@ constexpr double kSliverTriangleAspect = 50;
 // between their corners).
 constexpr double kBoundaryDistancePerWall = 0.02;
 constexpr double kBoundaryDistancePerSize = 1e-3;
-// Solids and walls are meshed differently (walls_set_elements). A solid's cells keep a
+// Solids and walls are meshed differently (meshed_as_walls). A solid's cells keep a
 // circumradius within 1.5 of their shortest edge, and its boundary may be held to 2 % of an
 // element edge. At Mesh_3's usual 3 and 3 %, caps and needles in a solid's limbs and their
 // chords left spot's scan 3.45 % high on its horns' modes against a converged reference (input
@@ -159,9 +159,9 @@ TetMesh physics_sized_mesh(const SurfaceMesh& input, const Material& material, d
     v.vertex_thickness_m = local_thickness(input);
     if (cache) *cache = {&input, v.vertex_thickness_m};
   }
-  // Classified by the sizing rule even when a volume bound fixes the edge (the coarse pass, or
-  // --max-tet-volume): a bell stays a bell.
-  const bool walled = walls_set_elements(v.vertex_thickness_m, rule_edge_m);
+  // Classified by the sizing rule and the walls' thinness even when a volume bound fixes the
+  // edge (the coarse pass, or --max-tet-volume): a bell stays a bell.
+  const bool walled = meshed_as_walls(input, v.vertex_thickness_m, rule_edge_m);
   v.cell_radius_edge_bound = walled ? kWallRadiusEdgeBound : kSolidRadiusEdgeBound;
   const double min_boundary_distance_per_edge =
       walled ? kMinBoundaryDistancePerWallEdge : kMinBoundaryDistancePerSolidEdge;

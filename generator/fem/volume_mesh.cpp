@@ -381,6 +381,41 @@ bool walls_set_elements(const Eigen::VectorXd& vertex_thickness_m,
   return 2 * walled > vertex_thickness_m.size();
 }
 
+double median_wall_per_size(const SurfaceMesh& surface, const Eigen::VectorXd& vertex_thickness_m) {
+  const Eigen::Index n = surface.vertices.rows();
+  if (n == 0 || vertex_thickness_m.size() != n) return INFINITY;
+  Eigen::VectorXd area_m2 = Eigen::VectorXd::Zero(n);
+  for (Eigen::Index f = 0; f < surface.faces.rows(); ++f) {
+    const Eigen::Vector3d a = surface.vertices.row(surface.faces(f, 0)), b = surface.vertices.row(surface.faces(f, 1)),
+                          c = surface.vertices.row(surface.faces(f, 2));
+    const double third_m2 = (b - a).cross(c - a).norm() / 6;
+    for (int k = 0; k < 3; ++k) area_m2[surface.faces(f, k)] += third_m2;
+  }
+  std::vector<Eigen::Index> order(static_cast<std::size_t>(n));
+  for (Eigen::Index i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
+  std::sort(order.begin(), order.end(),
+            [&](Eigen::Index i, Eigen::Index j) { return vertex_thickness_m[i] < vertex_thickness_m[j]; });
+  const double half_m2 = area_m2.sum() / 2;
+  double below_m2 = 0;
+  double wall_m = vertex_thickness_m[order.back()];
+  for (Eigen::Index i : order) {
+    below_m2 += area_m2[i];
+    if (below_m2 >= half_m2) {
+      wall_m = vertex_thickness_m[i];
+      break;
+    }
+  }
+  const double diagonal_m = (surface.vertices.colwise().maxCoeff() - surface.vertices.colwise().minCoeff()).norm();
+  return diagonal_m > 0 ? wall_m / diagonal_m : INFINITY;
+}
+
+bool meshed_as_walls(const SurfaceMesh& surface, const Eigen::VectorXd& vertex_thickness_m,
+                     const std::function<double(double thickness_m)>& edge_length_m) {
+  constexpr double kWallPerSize = 1.0 / 15;
+  return walls_set_elements(vertex_thickness_m, edge_length_m) &&
+         median_wall_per_size(surface, vertex_thickness_m) < kWallPerSize;
+}
+
 TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options) {
   Polyhedron polyhedron = cgal::to_cgal(surface);
   const ThicknessField thickness(polyhedron, options.vertex_thickness_m.size() == surface.vertices.rows()

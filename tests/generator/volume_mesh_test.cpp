@@ -247,6 +247,33 @@ TEST(VolumeMesh, WallsSetTheElementsOfAShellNotOfABall) {
   EXPECT_FALSE(walls_set_elements(local_thickness(uv_sphere(0.1, 24, 48)), edge_m));
 }
 
+TEST(VolumeMesh, AShellsMedianWallIsThinBesideItsSizeALimbedBallsIsNot) {
+  // The solid's or the walls' cell bounds follow from this (meshed_as_walls: under 1/15).
+  // A 4 mm shell of 0.2 m: 4 mm over a 0.35 m diagonal. A 1 cm plate of 20 cm: 1 cm over
+  // 0.28 m. A ball with a horn: its ball's 24 cm sets the median, not the horn's 4 cm.
+  const SurfaceMesh shell = hollow_sphere(0.1, 0.004, 24, 48);
+  EXPECT_NEAR(median_wall_per_size(shell, local_thickness(shell)), 0.004 / (0.2 * std::sqrt(3.0)), 0.002);
+  const SurfaceMesh plate = checked(test::grid_box(0.2, 0.2, 0.01, 0.01));
+  EXPECT_NEAR(median_wall_per_size(plate, local_thickness(plate)), 0.01 / std::sqrt(0.2 * 0.2 * 2 + 0.01 * 0.01), 0.003);
+  const SurfaceMesh horned = checked(test::horned_ball(0.12, 0.02, 0.25, 48));
+  EXPECT_GT(median_wall_per_size(horned, local_thickness(horned)), 1.0 / 15);
+}
+
+TEST(VolumeMesh, ASolidIsNotMeshedAsWallsWhenItsThicknessSetsTheElements) {
+  // At a low frequency (few modes asked) the thickness sets the elements of a solid too: here
+  // 3/4 of it everywhere below 20 cm, the horned ball's 24 cm ball as well as its 4 cm horn.
+  // It keeps the solid's bounds; a 4 mm shell and a 1 cm plate get the walls'.
+  const auto edge_m = [](double wall_m) { return std::min(0.2, 0.75 * wall_m); };
+  const SurfaceMesh horned = checked(test::horned_ball(0.12, 0.02, 0.25, 48));
+  const Eigen::VectorXd horned_t = local_thickness(horned);
+  ASSERT_TRUE(walls_set_elements(horned_t, edge_m));
+  EXPECT_FALSE(meshed_as_walls(horned, horned_t, edge_m));
+  const SurfaceMesh shell = hollow_sphere(0.1, 0.004, 24, 48);
+  EXPECT_TRUE(meshed_as_walls(shell, local_thickness(shell), edge_m));
+  const SurfaceMesh plate = checked(test::grid_box(0.2, 0.2, 0.01, 0.01));
+  EXPECT_TRUE(meshed_as_walls(plate, local_thickness(plate), edge_m));
+}
+
 // The wall thickness a meshing computes is kept for the next meshing of the same surface (the
 // coarse pass, then the analysis): the same mesh as without it; another surface, even with as
 // many vertices, gets its own.
