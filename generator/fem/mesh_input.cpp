@@ -195,6 +195,12 @@ TetMesh physics_sized_mesh(const SurfaceMesh& input, const Material& material, d
 
 }  // namespace
 
+bool volume_meshed_from_the_start(const SurfaceMesh& surface, double needed_edge_m, const MeshInputOptions& options) {
+  const bool free_surface = !options.keep_surface && !options.surface_edge_m;
+  return free_surface && (mean_edge_length(surface) < kCoarsenSurfaceBelow * needed_edge_m ||
+                          worst_triangle_aspect(surface) > kSliverTriangleAspect);
+}
+
 TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
                      const MeshInputOptions& options, StageTimer& t, SurfaceMeshingCache* cache) {
   const double shear_speed = shear_wave_speed_m_s(material);
@@ -212,18 +218,15 @@ TetMesh mesh_surface(const SurfaceMesh& input, const Material& material,
   // A surface much finer than the analysis needs (a scan, a CAD export, a finely drawn asset):
   // its triangles would set the size of the analysis. Mesh the volume for the physics instead.
   const bool free_surface = !options.keep_surface && !options.surface_edge_m;
-  if (free_surface && mean_edge_length(input) < kCoarsenSurfaceBelow * needed_edge_m) {
-    return physics_sized_mesh(input, material, sizing_hz, shear_speed / analysed_hz, options, t,
-                              fmt::format("the surface (mean edge {:.2f} mm) is finer than the "
-                                          "{:.2f} mm the analysis needs",
-                                          1e3 * mean_edge_length(input), 1e3 * needed_edge_m),
-                              cache);
-  }
-  if (const double aspect = free_surface ? worst_triangle_aspect(input) : 0; aspect > kSliverTriangleAspect) {
-    return physics_sized_mesh(input, material, sizing_hz, shear_speed / analysed_hz, options, t,
-                              fmt::format("the surface has sliver triangles (one {:.0f} times longer "
-                                          "than wide) that would give flat elements", aspect),
-                              cache);
+  if (volume_meshed_from_the_start(input, needed_edge_m, options)) {
+    const double input_edge_m = mean_edge_length(input);
+    const std::string why =
+        input_edge_m < kCoarsenSurfaceBelow * needed_edge_m
+            ? fmt::format("the surface (mean edge {:.2f} mm) is finer than the {:.2f} mm the analysis needs",
+                          1e3 * input_edge_m, 1e3 * needed_edge_m)
+            : fmt::format("the surface has sliver triangles (one {:.0f} times longer than wide) that would "
+                          "give flat elements", worst_triangle_aspect(input));
+    return physics_sized_mesh(input, material, sizing_hz, shear_speed / analysed_hz, options, t, why, cache);
   }
   Eigen::MatrixXd input_vertices;
   const SurfaceMesh surface = analysis_surface(input, needed_edge_m, options, t, input_vertices);

@@ -55,6 +55,11 @@ TetMesh mesh_surface(const SurfaceMesh& surface, const Material& material,
                      const MeshInputOptions& options, StageTimer& timer,
                      SurfaceMeshingCache* cache = nullptr);
 
+// Whether mesh_surface meshes the volume for the physics from the start, for elements of
+// `needed_edge_m`: a free surface (neither --keep-surface nor --surface-edge) much finer than
+// that, or one with sliver triangles.
+bool volume_meshed_from_the_start(const SurfaceMesh& surface, double needed_edge_m, const MeshInputOptions& options);
+
 // The options' and the file's own checks before reading (scale, volume bound, existence).
 void check_mesh_input(const std::filesystem::path& path, const MeshInputOptions& options);
 

@@ -194,6 +194,24 @@ TEST_F(RealObjects, ASolidsLimbIsMeshedFineEnoughForItsModes) {
   EXPECT_LT(worst_relative_difference(model, finer), 0.006);
 }
 
+TEST_F(RealObjects, AVolumeMeshedForThePhysicsIsMadeOnceWhenACoarsePassSizesIt) {
+  // The horned ball asked for 6 modes: its element edge says a small mesh (about a thousand
+  // elements), so the mesh sized by Weyl's law was made first, found larger (over 5 000: the
+  // solid's cell and boundary bounds set it), and thrown away after the coarse pass sized
+  // another. A volume meshed for the physics goes to the coarse pass directly.
+  const std::string ball = path("horned-ball.obj");
+  mesh2dsp::test::write_obj(ball, mesh2dsp::test::horned_ball(0.12, 0.02, 0.25, 96));
+  std::string output;
+  const ModalModel model = modes(ball + " --material steel --modes 6", "default.modal.json", &output);
+  EXPECT_EQ(model.modes.size(), 6u);
+  EXPECT_NE(output.find("coarse pass puts mode 6"), std::string::npos) << output;
+  std::size_t meshings = 0;
+  for (auto at = output.find("meshed for the physics"); at != std::string::npos;
+       at = output.find("meshed for the physics", at + 1))
+    ++meshings;
+  EXPECT_EQ(meshings, 1u) << output;
+}
+
 TEST_F(RealObjects, LargeObjectIsMeshedForItsModesNotForTheBand) {
   // A 0.8 × 0.5 × 0.3 m plastic block (a statue-sized lump): its 20 lowest modes lie below
   // 1.2 kHz. Sized for the whole band (--resolution band: what every analysis did before), an
