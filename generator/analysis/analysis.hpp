@@ -73,7 +73,8 @@ std::optional<double> refinement_frequency_hz(const ModalAnalysisResult& modes,
 // interior — when the mesh sized by Weyl's law would be large and the pass shows it can be
 // coarser. None: keep Weyl's sizing; then `sized_mesh` (when given) receives the Weyl-sized
 // mesh the pass made, when it made one, so it is not meshed twice. With the input `surface`
-// the Weyl-sized mesh's size is estimated from it, and the mesh is made only when small.
+// the Weyl-sized mesh's size is estimated from it, and the mesh is made only when small;
+// `cache` is the surface's meshing cache (its wall thickness tells a walled body).
 // Where the analysis gets its tet mesh for given mesh options: a file read and meshed, or a
 // surface in memory meshed.
 using TetMeshSource = std::function<TetMesh(const MeshInputOptions&, StageTimer*)>;
@@ -85,7 +86,8 @@ std::optional<double> coarse_pass_sizing_hz(const TetMeshSource& source,
                                             const MeshInputOptions& mesh_options,
                                             AnalysisReport& report,
                                             std::optional<TetMesh>* sized_mesh = nullptr,
-                                            const SurfaceMesh* surface = nullptr);
+                                            const SurfaceMesh* surface = nullptr,
+                                            SurfaceMeshingCache* cache = nullptr);
 
 // The whole analysis of a mesh file (options.input), always solved (a model file is an error).
 ModalModel analyze_mesh(const AnalysisOptions& options, AnalysisReport* report = nullptr);
