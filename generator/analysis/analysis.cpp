@@ -141,7 +141,7 @@ std::optional<double> coarse_pass_sizing_hz(const TetMeshSource& source, const A
   // (the sword 0.18 %, 37 s): the coarse pass's rough boundary can thin a wall, and a finely drawn
   // 2 mm plate's coarse 20th mode came out 25 % low (1 122 Hz, true 1 501): at 1.3× the solve
   // found its modes above the mesh's and meshed and solved again (75 s); at 1.5× it did not (43 s,
-  // within 0.1 % of a mesh sized for 3×).
+  // within 0.1 % of a mesh sized for 3× its true 20th mode).
   constexpr double kWalledMargin = 1.5;
   // The Weyl-sized mesh is made as the analysis makes it (its notices shown, its errors the
   // analysis's own): without a gain it is the analysis mesh, not meshed again.
@@ -198,18 +198,8 @@ std::optional<double> coarse_pass_sizing_hz(const TetMeshSource& source, const A
                                thickness_measure(boundary) / 4;
       bool walled = false;
       if (!thick_solid && surface) {
-        // The wall thickness the meshing computes (and keeps, for the same surface) when the
-        // volume is meshed for the physics; cast here otherwise.
-        Eigen::VectorXd computed;
-        const Eigen::VectorXd* thickness = nullptr;
-        if (cache && cache->surface == surface && cache->vertex_thickness_m.size() == surface->vertices.rows()) {
-          thickness = &cache->vertex_thickness_m;
-        } else {
-          computed = local_thickness(*surface);
-          thickness = &computed;
-          if (cache) *cache = {surface, computed};
-        }
-        walled = meshed_as_walls(*surface, *thickness, [&](double wall_m) {
+        // The wall thickness is the one the meshing casts and keeps for this surface.
+        walled = meshed_as_walls(*surface, surface_wall_thickness(*surface, cache), [&](double wall_m) {
           return element_edge_length(material, kWalledMargin * highest_hz, wall_m);
         });
       }

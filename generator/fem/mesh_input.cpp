@@ -153,12 +153,7 @@ TetMesh physics_sized_mesh(const SurfaceMesh& input, const Material& material, d
   v.edge_length_m = [&](double wall_m) {
     return fixed_edge_m ? *fixed_edge_m : options.element_scale * rule_edge_m(wall_m);
   };
-  if (cache && cache->surface == &input && cache->vertex_thickness_m.size() == input.vertices.rows()) {
-    v.vertex_thickness_m = cache->vertex_thickness_m;
-  } else {
-    v.vertex_thickness_m = local_thickness(input);
-    if (cache) *cache = {&input, v.vertex_thickness_m};
-  }
+  v.vertex_thickness_m = surface_wall_thickness(input, cache);
   // Classified by the sizing rule and the walls' thinness even when a volume bound fixes the
   // edge (the coarse pass, or --max-tet-volume): a bell stays a bell.
   const bool walled = meshed_as_walls(input, v.vertex_thickness_m, rule_edge_m);
@@ -194,6 +189,14 @@ TetMesh physics_sized_mesh(const SurfaceMesh& input, const Material& material, d
 }
 
 }  // namespace
+
+Eigen::VectorXd surface_wall_thickness(const SurfaceMesh& surface, SurfaceMeshingCache* cache) {
+  if (cache && cache->surface == &surface && cache->vertex_thickness_m.size() == surface.vertices.rows())
+    return cache->vertex_thickness_m;
+  Eigen::VectorXd thickness_m = local_thickness(surface);
+  if (cache) *cache = {&surface, thickness_m};
+  return thickness_m;
+}
 
 bool volume_meshed_from_the_start(const SurfaceMesh& surface, double needed_edge_m, const MeshInputOptions& options) {
   const bool free_surface = !options.keep_surface && !options.surface_edge_m;

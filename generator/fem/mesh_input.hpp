@@ -55,6 +55,10 @@ TetMesh mesh_surface(const SurfaceMesh& surface, const Material& material,
                      const MeshInputOptions& options, StageTimer& timer,
                      SurfaceMeshingCache* cache = nullptr);
 
+// The wall thickness at each vertex of `surface` (local_thickness): `cache`'s when it was cast
+// for this surface, else cast and kept in `cache` (when given).
+Eigen::VectorXd surface_wall_thickness(const SurfaceMesh& surface, SurfaceMeshingCache* cache);
+
 // Whether mesh_surface meshes the volume for the physics from the start, for elements of
 // `needed_edge_m`: a free surface (neither --keep-surface nor --surface-edge) much finer than
 // that, or one with sliver triangles.
