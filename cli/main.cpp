@@ -16,19 +16,6 @@
 #include "modal/slepc_solve.hpp"
 #endif
 
-#ifdef MESH2DSP_JEMALLOC
-// jemalloc's start-up options (its documented `malloc_conf` symbol; MALLOC_CONF in the
-// environment still overrides): transparent huge pages for every allocation. Where the kernel
-// gives them on request only (Debian's default, THP "madvise"), each first touch of a 4 KiB page
-// is a fault, and in virtual machines a slow one: 3.6 µs a page here, 1.85 s to touch 512 MB.
-// The analysis touches its matrices, factor and Lanczos blocks once each (spot's 50 modes: 457 k
-// faults, 13 k with huge pages; 19.3 -> 15.9 s, peak 830 -> 855 MB; the benchmark's 5 mm bar
-// 5.7 -> 3.5 s, 242 -> 272 MB: huge pages round small heaps up).
-extern "C" {
-const char* malloc_conf = "thp:always";
-}
-#endif
-
 int main(int argc, char** argv) {
 #ifdef MESH2DSP_FORWARD_RUNTIME
   if (const auto status = mesh2dsp::forward_to_full(argc, argv)) return *status;

@@ -18,6 +18,7 @@
 #include "modal/cholmod_factor.hpp"
 #include "modal/memory_estimate.hpp"
 #include "util/error.hpp"
+#include "util/free_memory.hpp"
 #include "util/serial_threads.hpp"
 #include "util/progress.hpp"
 #include "util/run_parts.hpp"
@@ -140,12 +141,12 @@ class BlockLanczos {
     bool node_blocked = node_mass_.size() > 0 && order.size() == n_;
     for (int k = 0; node_blocked && k < n_; ++k) node_blocked = order[k] == 3 * (order[k - k % 3] / 3) + k % 3;
     if (node_blocked) {
-      mass_rows_ = RowMajorSparse();  // Mₙ replaces it
+      free_sparse(mass_rows_);  // Mₙ replaces it
       Eigen::VectorXi node_order(n_ / 3);
       for (int k = 0; k < n_ / 3; ++k) node_order[k] = order[3 * k] / 3;
       node_mass_ = in_order(node_mass_, node_order);
     } else {
-      node_mass_ = RowMajorSparse();
+      free_sparse(node_mass_);
       mass_rows_ = in_order(mass_rows_, order);
     }
     reserve(std::max(capacity, 2 * b_));
@@ -472,8 +473,9 @@ EigenSolution solve_lowest_modes(SparseMatrix&& k, const SparseMatrix& m,
 
   Progress factor_progress("factorization");
   const auto factor_start = Clock::now();
+  return_free_memory_to_system();  // what the meshing and assembly freed: the solve is the peak
   factor.factorize(shifted);
-  shifted = SparseMatrix();  // the factor holds what the iteration needs of it
+  free_sparse(shifted);  // the factor holds what the iteration needs of it
   const double factorization_s = seconds_since(factor_start);
   factor_progress.finish(fmt::format("{} DOF", n));
 
@@ -489,6 +491,7 @@ EigenSolution solve_lowest_modes(SparseMatrix&& k, const SparseMatrix& m,
   const Eigen::VectorXi order = factor.order();
   const Permutation to_mesh_order(order);
   BlockLanczos lanczos(factor, m, order, b, expected_basis_columns(expected, b, n) + b);
+  return_free_memory_to_system();  // the factorization's workspace and M's whole copy
   lanczos.lock_rigid_modes(0.5 / -options.shift);
   EigenSolution out;
   // The eigenvectors of T for the modes of the last round: the Ritz vectors (an n × k × nev

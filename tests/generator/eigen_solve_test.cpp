@@ -170,6 +170,19 @@ TEST(EigenSolve, TheShiftIsFormedInTheStiffnesssStorageOrApart) {
   EXPECT_NE(apart.coeff(last, 0), 0.0);
 }
 
+// What the solve frees while it runs (K once factorized, M's whole copy once Mₙ stands for it)
+// is given back: assigning an empty matrix would keep the arrays (Eigen 3.4 copies into them).
+TEST(EigenSolve, AFreedSparseMatrixGivesItsStorageBack) {
+  SparseMatrix k = steel_cube(2).stiffness;
+  ASSERT_GT(k.data().allocatedSize(), 0);
+  free_sparse(k);
+  EXPECT_EQ(k.data().allocatedSize(), 0);
+  EXPECT_EQ(k.nonZeros(), 0);
+  RowMajorSparse rows = RowMajorSparse(steel_cube(2).mass);
+  free_sparse(rows);
+  EXPECT_EQ(rows.data().allocatedSize(), 0);
+}
+
 // The solve that takes the stiffness over gives the modes of the one that copies it.
 TEST(EigenSolve, TakingTheStiffnessOverGivesTheSameModes) {
   const FemMatrices fem = steel_cube();
