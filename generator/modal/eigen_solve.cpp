@@ -472,8 +472,8 @@ EigenSolution solve_lowest_modes(SparseMatrix&& k, const SparseMatrix& m,
                        std::ceil(estimate.time_s())));
 
   Progress factor_progress("factorization");
-  const auto factor_start = Clock::now();
   return_free_memory_to_system();  // what the meshing and assembly freed: the solve is the peak
+  const auto factor_start = Clock::now();
   factor.factorize(shifted);
   free_sparse(shifted);  // the factor holds what the iteration needs of it
   const double factorization_s = seconds_since(factor_start);

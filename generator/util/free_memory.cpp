@@ -4,7 +4,6 @@
 #include <malloc.h>
 
 #include <cstddef>
-#include <string>
 
 namespace mesh2dsp {
 
