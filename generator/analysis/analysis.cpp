@@ -19,7 +19,6 @@
 #include "modal/surface_shapes.hpp"
 #include "radiation/listener_gains.hpp"
 #include "util/error.hpp"
-#include "util/free_memory.hpp"
 #include "util/progress.hpp"
 
 namespace mesh2dsp {
@@ -213,7 +212,6 @@ std::optional<double> coarse_pass_sizing_hz(const TetMeshSource& source, const A
     }
   }
   if (!sizing_hz && sized_mesh && sized) *sized_mesh = std::move(*sized);
-  return_free_memory_to_system();  // the coarse mesh and solve, before the real ones
   r.timer.stop();
   if (sizing_hz)
     notice(fmt::format("a coarse pass puts mode {} near {:.0f} Hz: mesh sized for {:.0f} Hz",

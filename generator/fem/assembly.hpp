@@ -34,7 +34,7 @@ using RowMajorSparse = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
 
 // Frees a sparse matrix's storage. Eigen 3.4's `m = SparseMatrix()` keeps it (the assignment
 // copies into m's arrays, which only grow, and there is no move assignment): the benchmark 5 mm
-// bar's eigen solve kept K and a whole copy of M, 41 MB of its 220, that way.
+// bar's eigen solve kept K and a whole copy of M, 41 MB of its 224, that way.
 template <class Sparse>
 void free_sparse(Sparse& m) {
   Sparse().swap(m);
