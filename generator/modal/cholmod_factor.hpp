@@ -44,8 +44,12 @@ class CholmodFactor {
   // The fill-reducing order: entry k is the row of A the factor takes k-th (L Lᵀ = P A Pᵀ).
   Eigen::VectorXi order() const;
   // The same solve in that order, X = (P A Pᵀ)⁻¹ B: for a caller that keeps its vectors
-  // permuted (the Lanczos basis, whose mass products gain the order's locality).
+  // permuted (the Lanczos basis, whose mass products gain the order's locality). On every core
+  // (SupernodalSolve), one caller at a time.
   void solve_in_order(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const;
+  // The cores solve_in_order uses (0: one per core, fewer on small factors), set before the
+  // first solve; for tests.
+  void set_solve_parts(int parts) { solve_parts_ = parts; }
   // Frees the numeric factor and the solve buffers (size() stays); solve() throws after it.
   void release();
 
@@ -55,6 +59,7 @@ class CholmodFactor {
   std::unique_ptr<State> state_;
   FactorSize size_;
   Eigen::Index rows_ = 0;
+  int solve_parts_ = 0;
 };
 
 // lower-triangle-stored symmetric matrix × dense block, by CHOLMOD's sdmult (four columns per
