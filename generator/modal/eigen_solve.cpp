@@ -17,6 +17,7 @@
 
 #include "modal/cholmod_factor.hpp"
 #include "modal/memory_estimate.hpp"
+#include "modal/row_block_product.hpp"
 #include "util/error.hpp"
 #include "util/free_memory.hpp"
 #include "util/serial_threads.hpp"
@@ -63,16 +64,27 @@ Eigen::MatrixXd transpose_times(const Eigen::MatrixXd& basis, int first, int col
   return std::move(partial[0]);
 }
 
-// x −= (columns first..first+columns of basis) · c.
-void subtract_product(const Eigen::MatrixXd& basis, int first, int columns, const Eigen::MatrixXd& c, Eigen::MatrixXd& x) {
-  const int n = static_cast<int>(basis.rows()), b = static_cast<int>(x.cols());
+// x = α (columns first..first+columns of basis) · c + β x.
+void scaled_product(const Eigen::MatrixXd& basis, int first, int columns, const Eigen::MatrixXd& c, double alpha,
+                    double beta, Eigen::MatrixXd& x) {
+  const int n = static_cast<int>(basis.rows()), b = static_cast<int>(c.cols());
+  if (beta == 0) x.resize(n, b);
   const int parts = row_parts(n);
   run_parts(parts, [&](int part) {
     const int begin = part_begin(n, part, parts), rows = part_begin(n, part + 1, parts) - begin;
-    const double minus_one = -1, one = 1;
-    dgemm_("N", "N", &rows, &b, &columns, &minus_one, basis.data() + static_cast<long>(first) * n + begin, &n, c.data(), &columns,
-           &one, x.data() + begin, &n);
+    dgemm_("N", "N", &rows, &b, &columns, &alpha, basis.data() + static_cast<long>(first) * n + begin, &n, c.data(),
+           &columns, &beta, x.data() + begin, &n);
   });
+}
+
+// x −= (columns first..first+columns of basis) · c.
+void subtract_product(const Eigen::MatrixXd& basis, int first, int columns, const Eigen::MatrixXd& c, Eigen::MatrixXd& x) {
+  scaled_product(basis, first, columns, c, -1, 1, x);
+}
+
+// out = a · c for a tall block a and a small square c (the Lanczos step's n × b blocks).
+void block_times(const Eigen::MatrixXd& a, const Eigen::MatrixXd& c, Eigen::MatrixXd& out) {
+  scaled_product(a, 0, static_cast<int>(a.cols()), c, 1, 0, out);
 }
 
 // LAPACK's MRRR symmetric eigensolver (Dhillon & Parlett 2004), which forms only the eigenvectors
@@ -218,8 +230,8 @@ class BlockLanczos {
     const bool two_blocks = j - b_ >= locked_ && previous_mass_block_.cols() == b_;
     const int local_begin = two_blocks ? j - b_ : j, local = kk - local_begin;
     Eigen::MatrixXd c = Eigen::MatrixXd::Zero(kk, b_);
-    c.middleRows(j, b_).noalias() = mass_block_.transpose() * y;
-    if (two_blocks) c.middleRows(j - b_, b_).noalias() = previous_mass_block_.transpose() * y;
+    c.middleRows(j, b_) = transpose_times(mass_block_, 0, b_, y);
+    if (two_blocks) c.middleRows(j - b_, b_) = transpose_times(previous_mass_block_, 0, b_, y);
     subtract_product(v_, local_begin, local, c.middleRows(local_begin, local), y);
     const double reference = c.colwise().norm().maxCoeff();
     for (int pass = 0; pass < 2; ++pass) {
@@ -254,14 +266,21 @@ class BlockLanczos {
     r.residual = (t_.block(k_, k_ - b_, b_, b_) * r.y.bottomRows(b_)).colwise().norm().transpose();
     return r;
   }
-  Eigen::MatrixXd ritz_vectors(const Eigen::MatrixXd& y) const { return v_.leftCols(k_) * y; }
+  // V y through OpenBLAS (every core when its threads are on), not Eigen's baseline-x86 product.
+  Eigen::MatrixXd ritz_vectors(const Eigen::MatrixXd& y) const {
+    Eigen::MatrixXd z(n_, y.cols());
+    const int columns = static_cast<int>(y.cols());
+    const double one = 1, zero = 0;
+    dgemm_("N", "N", &n_, &columns, &k_, &one, v_.data(), &n_, y.data(), &k_, &zero, z.data(), &n_);
+    return z;
+  }
 
   void release_step_buffers() {
     for (Eigen::MatrixXd* m : {&solved_, &mass_y_, &block_, &mass_block_work_, &next_block_, &next_mass_block_,
                                &mass_block_, &previous_mass_block_})
       *m = Eigen::MatrixXd();
-    mass_in_ = RowMajorMatrix();
-    mass_out_ = RowMajorMatrix();
+    mass_in_ = std::vector<double>();
+    mass_out_ = std::vector<double>();
   }
 
   int solves = 0;
@@ -271,32 +290,26 @@ class BlockLanczos {
 
  private:
   // M·x with M stored whole, row by row, and x row-major: each output row gathers 8 contiguous
-  // values per entry (CHOLMOD's product on the lower triangle scatters as well). The rows are
-  // split among the cores: this product runs three or four times per block step and is
-  // latency-bound; its threads (run_parts), unlike OpenBLAS's inside the triangular solves, do not
-  // spin between uses.
+  // values per entry (CHOLMOD's product on the lower triangle scatters as well), on every core
+  // (sparse_times_row_block). This product runs three or four times per block step.
   // Into `out`, through row-major buffers kept between calls (like every n × b block of the
   // step: allocated once, not mapped and zeroed by the kernel again each time).
   void mass_times(const Eigen::MatrixXd& x, Eigen::MatrixXd& out) const {
     const auto start = Clock::now();
-    RowMajorMatrix& xr = mass_in_;
-    RowMajorMatrix& yr = mass_out_;
-    xr = x;
-    yr.resize(n_, x.cols());
+    const int b = static_cast<int>(x.cols());
+    mass_in_.resize(static_cast<std::size_t>(n_) * b);
+    mass_out_.resize(static_cast<std::size_t>(n_) * b);
+    copy_to_rows(x, 0, b, mass_in_.data());
     const bool by_node = node_mass_.size() > 0;
-    const int rows = by_node ? n_ / 3 : n_, width = static_cast<int>(by_node ? 3 * x.cols() : x.cols());
-    const Eigen::Map<const RowMajorMatrix> xv(xr.data(), rows, width);
-    Eigen::Map<RowMajorMatrix> yv(yr.data(), rows, width);
-    const RowMajorSparse& product = by_node ? node_mass_ : mass_rows_;
-    const int parts = row_parts(rows);
-    run_parts(parts, [&](int part) {
-      const int begin = part_begin(rows, part, parts), end = part_begin(rows, part + 1, parts);
-      yv.middleRows(begin, end - begin).noalias() = product.middleRows(begin, end - begin) * xv;
-    });
-    out = yr;
+    // Mₙ ⊗ I₃ times x is Mₙ times x with each node's three rows side by side.
+    sparse_times_row_block(by_node ? node_mass_ : mass_rows_, mass_in_.data(), by_node ? 3 * b : b,
+                           mass_out_.data());
+    out.resize(n_, b);
+    copy_from_rows(mass_out_.data(), 0, b, out);
     ++mass_products;
     mass_product_s += seconds_since(start);
   }
+
   Eigen::MatrixXd mass_times(const Eigen::MatrixXd& x) const {
     Eigen::MatrixXd y;
     mass_times(x, y);
@@ -337,7 +350,7 @@ class BlockLanczos {
     // shift-inverted spectrum, amplify that drift into the elastic Ritz values.)
     for (int pass = 0; pass < 2; ++pass) {
       mass_times(x, mx);
-      Eigen::MatrixXd g = x.transpose() * mx;
+      Eigen::MatrixXd g = transpose_times(x, 0, b_, mx);
       g = 0.5 * (g + g.transpose()).eval();
       Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(g);
       const Eigen::VectorXd s = es.eigenvalues().cwiseMax(0.0).cwiseSqrt();
@@ -359,8 +372,8 @@ class BlockLanczos {
           lost.push_back(i);
         }
       }
-      xn.noalias() = x * scaled;
-      mxn.noalias() = mx * scaled;
+      block_times(x, scaled, xn);
+      block_times(mx, scaled, mxn);
       // Kept columns and the replacements made so far are final; the others are not yet.
       std::vector<bool> final_column(b_, true);
       for (int i : lost) final_column[i] = false;
@@ -401,9 +414,8 @@ class BlockLanczos {
   Eigen::MatrixXd mass_block_;  // M times the newest block of the basis (the next solve's input)
   Eigen::MatrixXd previous_mass_block_;  // M times the block before it (or empty)
   // n × b buffers of a step, reused from step to step.
-  using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   Eigen::MatrixXd solved_, mass_y_, block_, mass_block_work_, next_block_, next_mass_block_;
-  mutable RowMajorMatrix mass_in_, mass_out_;
+  mutable std::vector<double> mass_in_, mass_out_;  // x and M·x row by row
   std::mt19937_64 random_{20261126};  // fixed: the same mesh gives the same modes, run after run
   std::normal_distribution<double> normal_;
 };

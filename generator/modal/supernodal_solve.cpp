@@ -4,19 +4,13 @@
 #include <cstddef>
 #include <numeric>
 
+#include "modal/row_block_product.hpp"
 #include "util/error.hpp"
 #include "util/run_parts.hpp"
+#include "util/vector_clones.hpp"
 
 namespace mesh2dsp {
 namespace {
-
-// The kernels are compiled for AVX-512 and AVX2 as well as the baseline and chosen when the
-// program loads (the binary stays portable; a W = 8 row is then one or two vector registers).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define MESH2DSP_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define MESH2DSP_VECTOR_CLONES
-#endif
 
 struct Supernode {
   int first, columns, rows;  // rows: all of them, the diagonal block's first
@@ -37,19 +31,13 @@ Supernode supernode(const SupernodalFactorView& f, int s) {
 constexpr int kAhead = 64;  // factor entries prefetched ahead on each column stream
 constexpr int kRowsAhead = 8;  // rows of x prefetched ahead of a gather or scatter
 
-// A row of W right-hand sides as one vector value (GCC's vector extension): each clone of the
-// kernels below lowers it to its own registers, one zmm for W = 8 with AVX-512.
-template <int W>
-struct RowOf {
-  typedef double type __attribute__((vector_size(8 * W), aligned(8), may_alias));
-};
 
 // L y = b on one supernode: its columns' rows of x are solved, and the updates of the rows below
 // (accumulated in `below`, then added once per row) go to x, or to `update` for a separator's
 // row when `separator_row` is given (another core may be adding to it at the same time). Columns
 // are taken four at a time, so a row below is loaded and stored once per four factor columns.
 template <int W>
-__attribute__((always_inline)) inline void forward_supernode(const Supernode& n, double* x, double* below_rows, const int* separator_row,
+MESH2DSP_INLINE void forward_supernode(const Supernode& n, double* x, double* below_rows, const int* separator_row,
                               double* update) {
   using Row = typename RowOf<W>::type;
   const int off = n.rows - n.columns;
@@ -104,7 +92,7 @@ __attribute__((always_inline)) inline void forward_supernode(const Supernode& n,
 // `below`; its own rows are solved last column first, four columns sharing each pass over the
 // rows beyond them.
 template <int W>
-__attribute__((always_inline)) inline void backward_supernode(const Supernode& n, double* x, double* below_rows) {
+MESH2DSP_INLINE void backward_supernode(const Supernode& n, double* x, double* below_rows) {
   using Row = typename RowOf<W>::type;
   const int off = n.rows - n.columns;
   Row* below = reinterpret_cast<Row*>(below_rows);
@@ -291,16 +279,14 @@ void SupernodalSolve::solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) {
     const int left = columns - first;
     const int w = left >= 8 ? 8 : left >= 4 ? 4 : left >= 2 ? 2 : 1;
     work_.resize(static_cast<std::size_t>(n) * w);
-    for (int r = 0; r < n; ++r)
-      for (int c = 0; c < w; ++c) work_[static_cast<std::size_t>(r) * w + c] = b(r, first + c);
+    copy_to_rows(b, first, w, work_.data());
     switch (w) {
       case 8: solve_block<8>(work_.data()); break;
       case 4: solve_block<4>(work_.data()); break;
       case 2: solve_block<2>(work_.data()); break;
       default: solve_block<1>(work_.data()); break;
     }
-    for (int r = 0; r < n; ++r)
-      for (int c = 0; c < w; ++c) x(r, first + c) = work_[static_cast<std::size_t>(r) * w + c];
+    copy_from_rows(work_.data(), first, w, x);
     first += w;
   }
 }
