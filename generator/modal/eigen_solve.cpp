@@ -127,6 +127,20 @@ void largest_eigenpairs(Eigen::MatrixXd upper, int wanted, Eigen::VectorXd& valu
 
 using Permutation = Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int>;
 
+// Row k of x to row order[k], in place, a column at a time through a column of scratch per core
+// (no second copy of the shapes, which are the solve's peak; Eigen's in-place permutation
+// follows the cycles row by row and took 0.17 s on the statue's 50 shapes).
+void rows_to_mesh_order(const Eigen::VectorXi& order, Eigen::MatrixXd& x) {
+  const int columns = static_cast<int>(x.cols()), parts = std::max(1, std::min(omp_get_num_procs(), columns));
+  run_parts(parts, [&](int part) {
+    Eigen::VectorXd column(x.rows());
+    for (int c = part; c < columns; c += parts) {
+      column = x.col(c);
+      for (Eigen::Index k = 0; k < x.rows(); ++k) x(order[k], c) = column[k];
+    }
+  });
+}
+
 // P A Pᵀ with A's rows and columns taken in `order` (entry k: A's row taken k-th).
 RowMajorSparse in_order(const RowMajorSparse& a, const Eigen::VectorXi& order) {
   const Permutation p = Permutation(order).inverse();
@@ -147,20 +161,16 @@ class BlockLanczos {
   // `order` (entry k: the mesh's row taken k-th), and M with it.
   BlockLanczos(const CholmodFactor& factor, const SparseMatrix& mass, const Eigen::VectorXi& order, int block,
                int capacity)
-      : factor_(factor), mass_rows_(symmetric_from_lower(mass)), node_mass_(node_mass_matrix(mass_rows_)),
-        n_(static_cast<int>(mass.rows())), b_(block) {
-    // Mₙ (nine times smaller) is permuted when the order moves each node's three rows together.
-    bool node_blocked = node_mass_.size() > 0 && order.size() == n_;
+      : factor_(factor), n_(static_cast<int>(mass.rows())), b_(block) {
+    // Mₙ (nine times smaller), in the order, when the order moves each node's three rows together.
+    bool node_blocked = order.size() == n_ && n_ % 3 == 0;
     for (int k = 0; node_blocked && k < n_; ++k) node_blocked = order[k] == 3 * (order[k - k % 3] / 3) + k % 3;
     if (node_blocked) {
-      free_sparse(mass_rows_);  // Mₙ replaces it
       Eigen::VectorXi node_order(n_ / 3);
       for (int k = 0; k < n_ / 3; ++k) node_order[k] = order[3 * k] / 3;
-      node_mass_ = in_order(node_mass_, node_order);
-    } else {
-      free_sparse(node_mass_);
-      mass_rows_ = in_order(mass_rows_, order);
+      node_mass_ = node_mass_from_lower(mass, node_order);
     }
+    if (node_mass_.size() == 0) mass_rows_ = in_order(symmetric_from_lower(mass), order);
     reserve(std::max(capacity, 2 * b_));
     append_block(random_block(b_), 0, 1.0);
   }
@@ -501,9 +511,8 @@ EigenSolution solve_lowest_modes(SparseMatrix&& k, const SparseMatrix& m,
   // neighbours' rows from nearby memory instead of across the whole block, and the solves skip
   // the permutation. The modes are put back in the mesh's order at the end.
   const Eigen::VectorXi order = factor.order();
-  const Permutation to_mesh_order(order);
   BlockLanczos lanczos(factor, m, order, b, expected_basis_columns(expected, b, n) + b);
-  return_free_memory_to_system();  // the factorization's workspace and M's whole copy
+  return_free_memory_to_system();  // the factorization's workspace
   lanczos.lock_rigid_modes(0.5 / -options.shift);
   EigenSolution out;
   // The eigenvectors of T for the modes of the last round: the Ritz vectors (an n × k × nev
@@ -549,7 +558,7 @@ EigenSolution solve_lowest_modes(SparseMatrix&& k, const SparseMatrix& m,
   factor.release();
   if (options.vectors) {
     out.vectors = lanczos.ritz_vectors(ritz_y);
-    out.vectors = to_mesh_order * out.vectors;  // in place (Eigen permutes along the cycles), no second copy
+    rows_to_mesh_order(order, out.vectors);
   }
   progress.finish(fmt::format("{} modes, {} Lanczos vectors", out.eigenvalues.size(), lanczos.dimension()));
   out.factorizations = 1;

@@ -1,12 +1,16 @@
 #pragma once
-// Hot loops compiled for AVX-512 and AVX2 as well as the baseline x86-64, the version chosen when
-// the program loads: the binary stays portable, and on this project's 2-core Xeon a row of eight
-// doubles is one register. Each clone must inline what it calls (always_inline), or the callee
-// stays baseline code. Off where GCC's ifunc clones are unavailable or get in the sanitizers' way.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && \
-    !defined(__SANITIZE_THREAD__)
+// Hot loops compiled for newer instruction sets as well as the baseline x86-64, the version
+// chosen when the program loads (GCC's target_clones): the binary stays portable. Each clone
+// must inline what it calls (always_inline), or the callee stays baseline code.
+// - MESH2DSP_CPU_CLONES: AVX2 + FMA and the baseline (the time loop's sweeps, where AVX-512 was
+//   no faster).
+// - MESH2DSP_VECTOR_CLONES: AVX-512 too (the Lanczos step's kernels, whose rows of eight doubles
+//   are then one register).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define MESH2DSP_CPU_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #define MESH2DSP_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
+#define MESH2DSP_CPU_CLONES
 #define MESH2DSP_VECTOR_CLONES
 #endif
 #define MESH2DSP_INLINE __attribute__((always_inline)) inline

@@ -194,3 +194,31 @@ TEST(Box, ExactlyTheRigidModesAreExcludedAndShapesAreMassNormalised) {
   for (int n = 0; n < mesh.nodes.rows(); ++n)
     if (mesh.nodes(n, 0) <= 1e-12) EXPECT_EQ(clamped.shapes.row(3 * n).norm(), 0.0);
 }
+
+// Mₙ (M = Mₙ ⊗ I₃) straight from the lower triangle as assembled, in a given node order: the
+// same matrix as from the whole M, permuted; and nothing when M is not of that form.
+TEST(Assembly, TheNodeMassComesFromTheLowerTriangleInAnyOrder) {
+  const TetMesh box = structured_box({0, 0, 0}, {0.1, 0.05, 0.05}, 4, 2, 2);
+  const FemMatrices fem = assemble_fem_matrices(make_fem_mesh(box, 2), find_material_preset("steel"));
+  const RowMajorSparse whole = symmetric_from_lower(fem.mass);
+  const RowMajorSparse node = node_mass_matrix(whole);
+  const int nodes = static_cast<int>(fem.mass.rows() / 3);
+  ASSERT_EQ(node.rows(), nodes);
+  Eigen::VectorXi order(nodes);
+  for (int k = 0; k < nodes; ++k) order[k] = (7 * k + 3) % nodes;  // 7 is prime to the node count
+  ASSERT_NE(nodes % 7, 0);
+  const RowMajorSparse ordered = node_mass_from_lower(fem.mass, order);
+  ASSERT_EQ(ordered.rows(), nodes);
+  EXPECT_EQ(ordered.nonZeros(), node.nonZeros());
+  const Eigen::MatrixXd dense = Eigen::MatrixXd(node), dense_ordered = Eigen::MatrixXd(ordered);
+  for (int a = 0; a < nodes; ++a)
+    for (int b = 0; b < nodes; ++b) ASSERT_EQ(dense_ordered(a, b), dense(order[a], order[b])) << a << ", " << b;
+  // A y component that differs from its x one: not Mₙ ⊗ I₃.
+  SparseMatrix changed = fem.mass;
+  changed.coeffRef(4, 1) *= 1.01;
+  EXPECT_EQ(node_mass_from_lower(changed, order).size(), 0);
+  // A coupling between different components: neither.
+  SparseMatrix coupled = fem.mass;
+  coupled.coeffRef(5, 0) = 1e-3;
+  EXPECT_EQ(node_mass_from_lower(coupled, {}).size(), 0);
+}
