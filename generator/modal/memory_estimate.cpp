@@ -14,29 +14,30 @@ namespace mesh2dsp {
 namespace {
 
 // Rates measured on the 2-core development machine (bench --json, which records each term
-// beside what it predicts), on P2 solves of 50 modes: a scanned cow (93 504 DOF), a statue
-// (153 552), a CAD bracket (101 568) and a sword blade (581 019), and the cow at 300 modes
-// (125 928 DOF, 968 vectors). Refitted 2026-11-29 after the allocator's huge pages and the
-// basis kept in the factor's order (the per-entry and per-vector costs had been mostly page
-// faults and cache misses).
-// - Factorization (supernodal, every thread): 3.3e10 flop/s on large factors, plus 0.5 µs per
+// beside what it predicts), on P2 solves of 50 modes: a scanned cow (93 573 DOF), a statue
+// (153 669), a CAD bracket (101 607), the bundled bell at 0.7 m (100 272), a trefoil tube
+// (54 729) and a sword blade (459 450), and the cow at 300 modes (125 928 DOF, 968 vectors).
+// Refitted 2026-12-02 after the block solves, the mass products and the reorthogonalisation's
+// small products were put on both cores (and huge pages were no longer asked for).
+// - Factorization (supernodal, every thread): 5.7e10 flop/s on large factors, plus 0.29 µs per
 //   stored entry of the matrix, which dominates below a few 1e10 flops.
-// - Triangular solves, block of 8: 1.33e10 flop/s at 4 flops per factor entry per vector.
-// - M products: 0.4 per Lanczos vector (three or four per block step), each 1.75 ns per stored
-//   entry (1.5-1.9 measured, in or out of the cache alike now that neighbours are near).
-// - The rest of the iteration (block steps, reorthogonalisation, Ritz checks): 7.8e-8 s × n × m
-//   (n DOF, m basis vectors; 6.7-8.9e-8 measured) plus 1.93e-11 s × n × m² for the passes over
-//   the whole basis; the Ritz vectors 1.7e10 flop/s.
-// Estimate over measured factorization + iterations, quiet, 2026-11-29: cow 0.90, statue 1.05,
-// bracket 1.10, sword 0.98, cow at 300 modes 0.99 (the former rates: 1.08-1.78).
-constexpr double kFactorFlopsPerS = 3.3e10;
-constexpr double kFactorPerNonzeroS = 5.0e-7;
-constexpr double kSolveFlopsPerS = 1.33e10;
+// - Triangular solves, block of 8, both cores: 2.33e10 flop/s at 4 flops per factor entry per
+//   vector.
+// - M products: 0.4 per Lanczos vector (three or four per block step), each 0.96 ns per stored
+//   entry.
+// - The rest of the iteration (block steps, reorthogonalisation, Ritz checks): 2.1e-8 s × n × m
+//   (n DOF, m basis vectors) plus 1.0e-10 s × n × m² for the passes over the whole basis (least
+//   squares over the seven solves); the Ritz vectors 3.4e10 flop/s.
+// Estimate over measured factorization + iterations, 2026-12-02: cow 0.89, statue 0.96, bracket
+// 0.80, bell 0.90, tube 1.23, sword 1.15, cow at 300 modes 1.12 (the former rates: 1.45-2.2).
+constexpr double kFactorFlopsPerS = 5.7e10;
+constexpr double kFactorPerNonzeroS = 2.9e-7;
+constexpr double kSolveFlopsPerS = 2.33e10;
 constexpr double kMassProductsPerVector = 0.4;
-constexpr double kMassProductPerNonzeroS = 1.75e-9;
-constexpr double kIterationPerDofVectorS = 7.8e-8;
-constexpr double kReorthogonalisationPerNm2S = 1.93e-11;
-constexpr double kRitzVectorFlopsPerS = 1.7e10;
+constexpr double kMassProductPerNonzeroS = 0.96e-9;
+constexpr double kIterationPerDofVectorS = 2.1e-8;
+constexpr double kReorthogonalisationPerNm2S = 1.0e-10;
+constexpr double kRitzVectorFlopsPerS = 3.4e10;
 
 }  // namespace
 
