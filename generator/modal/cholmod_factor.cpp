@@ -5,11 +5,13 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "modal/supernodal_solve.hpp"
 #include "util/error.hpp"
+#include "util/run_parts.hpp"
 
 namespace mesh2dsp {
 namespace {
@@ -102,16 +104,36 @@ std::vector<int> node_blocked_ordering(const SparseMatrix& lower, cholmod_common
   graph.dtype = CHOLMOD_DOUBLE;
   graph.sorted = 1;
   graph.packed = 1;
-  cholmod_factor* symbolic = cholmod_analyze(&graph, &c);
-  if (!symbolic || c.status < CHOLMOD_OK) {
-    if (symbolic) cholmod_free_factor(&symbolic, &c);
-    return {};
-  }
-  const int* node_order = static_cast<const int*>(symbolic->Perm);
+  // AMD and METIS side by side, one core each (in turn inside one cholmod_analyze they took 0.7 s
+  // of the statue's 1.1 s of ordering); the one with less fill is kept, AMD on a tie, as
+  // cholmod_analyze chooses. Only the ordering is wanted of the node graph: no supernodal analysis.
+  struct Ordering {
+    cholmod_common c{};
+    cholmod_factor* symbolic = nullptr;
+    ~Ordering() {
+      if (symbolic) cholmod_free_factor(&symbolic, &c);
+      cholmod_finish(&c);
+    }
+  } orderings[2];
+  const int method[2] = {CHOLMOD_AMD, CHOLMOD_METIS};
+  run_parts(2, [&](int k) {
+    Ordering& o = orderings[k];
+    cholmod_start(&o.c);
+    o.c.error_handler = c.error_handler;
+    o.c.print = 0;
+    o.c.supernodal = CHOLMOD_SIMPLICIAL;
+    o.c.nmethods = 1;
+    o.c.method[0].ordering = method[k];
+    o.symbolic = cholmod_analyze(&graph, &o.c);
+    if (o.symbolic && o.c.status < CHOLMOD_OK) cholmod_free_factor(&o.symbolic, &o.c);
+  });
+  auto fill = [&](int k) { return orderings[k].symbolic ? orderings[k].c.method[0].lnz : INFINITY; };
+  const int best = fill(1) < fill(0) ? 1 : 0;
+  if (!orderings[best].symbolic) return {};
+  const int* node_order = static_cast<const int*>(orderings[best].symbolic->Perm);
   std::vector<int> order(static_cast<std::size_t>(n));
   for (int k = 0; k < nodes; ++k)
     for (int d = 0; d < 3; ++d) order[3 * k + d] = 3 * node_order[k] + d;
-  cholmod_free_factor(&symbolic, &c);
   return order;
 }
 
