@@ -67,7 +67,7 @@ inline int value_index(const LowerPattern& p, int a, int i, int b, int j) {
 
 template <int Nodes, class ElementFn>
 void scatter_elements(const FemMesh& mesh, const LowerPattern& p, ElementFn element_fn,
-                      std::vector<double>& k_values, std::vector<double>& m_values) {
+                      double* k_values, double* m_values) {
   constexpr int D = 3 * Nodes;
   const int count = static_cast<int>(mesh.elements.rows());
   Progress progress("assembly");
@@ -103,10 +103,16 @@ void scatter_elements(const FemMesh& mesh, const LowerPattern& p, ElementFn elem
   progress.finish(fmt::format("{} elements", count));
 }
 
-SparseMatrix matrix_from(const LowerPattern& p, std::vector<double>& values) {
+// A zeroed matrix of the pattern, assembled into in place: a Map of separate arrays copied into
+// a SparseMatrix afterwards took 0.23 s of the statue's 1 s of assembly.
+SparseMatrix matrix_of(const LowerPattern& p) {
   const int n = static_cast<int>(p.outer.size()) - 1;
-  return Eigen::Map<const SparseMatrix>(n, n, static_cast<int>(values.size()), p.outer.data(),
-                                        p.inner.data(), values.data());
+  SparseMatrix a(n, n);
+  a.resizeNonZeros(static_cast<Eigen::Index>(p.inner.size()));
+  std::copy(p.outer.begin(), p.outer.end(), a.outerIndexPtr());
+  std::copy(p.inner.begin(), p.inner.end(), a.innerIndexPtr());
+  std::fill(a.valuePtr(), a.valuePtr() + p.inner.size(), 0.0);
+  return a;
 }
 
 }  // namespace
@@ -126,7 +132,8 @@ FemMatrices assemble_fem_matrices(const FemMesh& mesh, const Material& material)
   const double lambda = lame_lambda(material), mu = lame_mu(material), rho = material.density_kg_m3;
   check_element_orientation(mesh);
   const LowerPattern pattern = build_pattern(mesh);
-  std::vector<double> k(pattern.inner.size(), 0.0), m(pattern.inner.size(), 0.0);
+  FemMatrices out{matrix_of(pattern), matrix_of(pattern)};
+  double *k = out.stiffness.valuePtr(), *m = out.mass.valuePtr();
   if (mesh.order == 1)
     scatter_elements<4>(mesh, pattern,
                         [&](const TetCorners& x, auto& ke, auto& me) {
@@ -139,7 +146,7 @@ FemMatrices assemble_fem_matrices(const FemMesh& mesh, const Material& material)
                            p2_element_matrices(x, lambda, mu, rho, ke, me);
                          },
                          k, m);
-  return {matrix_from(pattern, k), matrix_from(pattern, m)};
+  return out;
 }
 
 void subtract_scaled_in_place(SparseMatrix& a, double sigma, const SparseMatrix& b) {
