@@ -186,12 +186,15 @@ SupernodalSolve::SupernodalSolve(const SupernodalFactorView& factor, int parts) 
   // Cut the tree: take the heaviest subtree's root into the separators (its children become
   // subtrees) until the subtrees share out evenly among the cores. The cost of a cut is its
   // largest share plus the separators (substituted by one core), and the cheapest cut is kept.
+  // The cost falls, then rises with the separators: the search ends once it cannot fall again
+  // (the separators alone cost more) or has not fallen for a while.
   std::vector<int> candidates = roots, separators;
   std::vector<int> best_candidates = candidates, best_separators;
   double best_cost = total, separator_size = 0;
   auto share_out = [&](const std::vector<int>& trees, std::vector<std::vector<int>>* bins) {
     std::vector<int> sorted = trees;
-    std::sort(sorted.begin(), sorted.end(), [&](int a, int b) { return subtree[a] > subtree[b] || (subtree[a] == subtree[b] && a < b); });
+    std::sort(sorted.begin(), sorted.end(),
+              [&](int a, int b) { return subtree[a] > subtree[b] || (subtree[a] == subtree[b] && a < b); });
     std::vector<double> load(parts, 0.0);
     if (bins) bins->assign(parts, {});
     for (int t : sorted) {
@@ -202,14 +205,16 @@ SupernodalSolve::SupernodalSolve(const SupernodalFactorView& factor, int parts) 
     return *std::max_element(load.begin(), load.end());
   };
   if (parts > 1) {
-    for (int step = 0; step < 4 * ns && !candidates.empty(); ++step) {
+    constexpr int kStepsWithoutGain = 64;
+    for (int step = 0, last_gain = 0; step < ns && !candidates.empty(); ++step) {
       const double cost = share_out(candidates, nullptr) + separator_size;
       if (cost < best_cost) {
         best_cost = cost;
         best_candidates = candidates;
         best_separators = separators;
+        last_gain = step;
       }
-      if (separator_size > 0.5 * total) break;
+      if (separator_size >= best_cost || step - last_gain > kStepsWithoutGain) break;
       const auto heaviest = std::max_element(candidates.begin(), candidates.end(),
                                              [&](int a, int b) { return subtree[a] < subtree[b]; });
       const int cut = *heaviest;
