@@ -42,8 +42,9 @@ extern "C" void dgemm_(const char* transa, const char* transb, const int* m, con
 
 // The reorthogonalisation products read the whole basis for b columns of work: bound by memory
 // bandwidth, which one core does not saturate. Their rows are split among the cores (each part
-// one single-threaded dgemm), as the mass products' are; OpenBLAS's own threads stay off, since
-// they spin inside CHOLMOD's many small triangular-solve calls (serial_threads.hpp).
+// one single-threaded dgemm), as the mass products' and the block solves' are; OpenBLAS's own
+// threads stay off, since they spin between its calls and the cores are already ours
+// (serial_threads.hpp).
 int row_parts(int rows) { return std::max(1, std::min(omp_get_num_procs(), rows / 4096)); }
 int part_begin(int rows, int part, int parts) {
   return static_cast<int>(static_cast<long>(rows) * part / parts);
@@ -501,9 +502,9 @@ EigenSolution solve_lowest_modes(SparseMatrix&& k, const SparseMatrix& m,
   const double factorization_s = seconds_since(factor_start);
   factor_progress.finish(fmt::format("{} DOF", n));
 
-  // OpenBLAS's and OpenMP's thread pools off for the iteration (their threads spin inside the
-  // many small triangular-solve calls); the basis and mass products split their rows over the
-  // cores themselves (row_parts, run_parts).
+  // OpenBLAS's and OpenMP's thread pools off for the iteration (their threads spin between
+  // calls); the block solves, the basis and the mass products split their work over the cores
+  // themselves (SupernodalSolve, row_parts, run_parts).
   std::optional<SerialThreads> single_threaded_iteration(std::in_place);
   Progress progress("eigen iterations");
   // The iteration runs in the factor's fill-reducing order (nested dissection: each part of the
