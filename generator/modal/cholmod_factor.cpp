@@ -105,8 +105,8 @@ std::vector<int> node_blocked_ordering(const SparseMatrix& lower, cholmod_common
   graph.sorted = 1;
   graph.packed = 1;
   // AMD and METIS side by side, one core each (in turn inside one cholmod_analyze they took 0.7 s
-  // of the statue's 1.1 s of ordering); the one with less fill is kept, AMD on a tie, as
-  // cholmod_analyze chooses. Only the ordering is wanted of the node graph: no supernodal analysis.
+  // of the statue's 1.1 s of ordering); the one with less fill is kept, AMD on a tie. Only the
+  // ordering is wanted of the node graph: no supernodal analysis.
   struct Ordering {
     cholmod_common c{};
     cholmod_factor* symbolic = nullptr;
@@ -207,7 +207,6 @@ void CholmodFactor::release() { state_->free_numeric(); }
 
 void CholmodFactor::solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const { solve_system(CHOLMOD_A, b, x); }
 
-// CHOLMOD_LDLt solves L D Lᵀ x = b without the permutation; for an LLᵀ factor D = I.
 // CHOLMOD_LDLt solves L D Lᵀ x = b without the permutation; for an LLᵀ factor D = I. A
 // supernodal LLᵀ factor (what the analysis asks for) is solved on every core by SupernodalSolve.
 void CholmodFactor::solve_in_order(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const {

@@ -44,11 +44,7 @@ extern "C" void dgemm_(const char* transa, const char* transb, const int* m, con
 // bandwidth, which one core does not saturate. Their rows are split among the cores (each part
 // one single-threaded dgemm), as the mass products' and the block solves' are; OpenBLAS's own
 // threads stay off, since they spin between its calls and the cores are already ours
-// (serial_threads.hpp).
-int row_parts(int rows) { return std::max(1, std::min(omp_get_num_procs(), rows / 4096)); }
-int part_begin(int rows, int part, int parts) {
-  return static_cast<int>(static_cast<long>(rows) * part / parts);
-}
+// (serial_threads.hpp), through run_parts.hpp's row split.
 
 // Columns first..first+columns of `basis` (n × columns)ᵀ times x.
 Eigen::MatrixXd transpose_times(const Eigen::MatrixXd& basis, int first, int columns, const Eigen::MatrixXd& x) {

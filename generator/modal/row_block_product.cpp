@@ -4,8 +4,6 @@
 #include <cstddef>
 #include <functional>
 
-#include <omp.h>
-
 #include "util/error.hpp"
 #include "util/run_parts.hpp"
 #include "util/vector_clones.hpp"
@@ -61,21 +59,12 @@ MESH2DSP_VECTOR_CLONES void rows_times(const RowMajorSparse& a, const double* x,
   }
 }
 
-// The rows split among the cores, a part of a few thousand rows at least: below that, handing
-// over costs more than it saves.
-void in_row_parts(int rows, const std::function<void(int, int)>& range) {
-  const int parts = std::max(1, std::min(omp_get_num_procs(), rows / 4096));
-  run_parts(parts, [&](int part) {
-    range(static_cast<int>(static_cast<long>(rows) * part / parts),
-          static_cast<int>(static_cast<long>(rows) * (part + 1) / parts));
-  });
-}
 
 }  // namespace
 
 void copy_to_rows(const Eigen::MatrixXd& x, int first, int width, double* rows) {
   const Eigen::Index n = x.rows();
-  in_row_parts(static_cast<int>(n), [&](int begin, int end) {
+  run_row_parts(static_cast<int>(n), [&](int begin, int end) {
     const double* columns = x.data() + first * n;
     for (int r = begin; r < end; ++r)
       for (int c = 0; c < width; ++c) rows[static_cast<std::ptrdiff_t>(r) * width + c] = columns[c * n + r];
@@ -84,7 +73,7 @@ void copy_to_rows(const Eigen::MatrixXd& x, int first, int width, double* rows) 
 
 void copy_from_rows(const double* rows, int first, int width, Eigen::MatrixXd& x) {
   const Eigen::Index n = x.rows();
-  in_row_parts(static_cast<int>(n), [&](int begin, int end) {
+  run_row_parts(static_cast<int>(n), [&](int begin, int end) {
     double* columns = x.data() + first * n;
     for (int r = begin; r < end; ++r)
       for (int c = 0; c < width; ++c) columns[c * n + r] = rows[static_cast<std::ptrdiff_t>(r) * width + c];
@@ -93,7 +82,7 @@ void copy_from_rows(const double* rows, int first, int width, Eigen::MatrixXd& x
 
 void sparse_times_row_block(const RowMajorSparse& a, const double* x, int width, double* y) {
   if (!a.isCompressed()) throw Error("internal: the row-block product needs a compressed matrix");
-  in_row_parts(static_cast<int>(a.rows()), [&](int begin, int end) { rows_times(a, x, width, y, begin, end); });
+  run_row_parts(static_cast<int>(a.rows()), [&](int begin, int end) { rows_times(a, x, width, y, begin, end); });
 }
 
 }  // namespace mesh2dsp

@@ -243,7 +243,6 @@ SupernodalSolve::SupernodalSolve(const SupernodalFactorView& factor, int parts) 
   for (int s : separators_) {
     const Supernode n = supernode(f_, s);
     for (int c = 0; c < n.columns; ++c) separator_row_[n.first + c] = separator_rows_++;
-    separator_share_ += size[s] / total;
   }
   update_.assign(parts, {});
   scratch_.assign(parts, std::vector<double>(static_cast<std::size_t>(widest) * 8));

@@ -38,8 +38,6 @@ class SupernodalSolve {
   void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x);
 
   int parts() const { return static_cast<int>(subtrees_.size()); }
-  // The share of the factor's entries in the separators above the subtrees.
-  double separator_share() const { return separator_share_; }
 
  private:
   template <int W>
@@ -50,7 +48,6 @@ class SupernodalSolve {
   std::vector<int> separators_;             // the rest, ascending
   std::vector<int> separator_row_;          // row → its index among the separators' rows, or −1
   int separator_rows_ = 0;
-  double separator_share_ = 0;
   std::vector<std::vector<double>> update_;    // per core: its updates of the separators' rows
   std::vector<std::vector<double>> scratch_;   // per core: a supernode's off-diagonal rows
   std::vector<double> work_;                   // B's columns, a block of W at a time, row-major

@@ -1,6 +1,9 @@
 #include "util/run_parts.hpp"
 
+#include <omp.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <condition_variable>
 #include <exception>
@@ -112,6 +115,17 @@ void run_parts(int parts, const std::function<void(int)>& part) {
   }
   static Pool pool;
   pool.run(parts, part);
+}
+
+int row_parts(int rows) { return std::max(1, std::min(omp_get_num_procs(), rows / 4096)); }
+
+int part_begin(int rows, int part, int parts) {
+  return static_cast<int>(static_cast<long>(rows) * part / parts);
+}
+
+void run_row_parts(int rows, const std::function<void(int, int)>& range) {
+  const int parts = row_parts(rows);
+  run_parts(parts, [&](int part) { range(part_begin(rows, part, parts), part_begin(rows, part + 1, parts)); });
 }
 
 }  // namespace mesh2dsp

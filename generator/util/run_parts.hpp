@@ -15,4 +15,12 @@ namespace mesh2dsp {
 // (the eigen iteration's thread); safe across fork() (a child starts its own workers).
 void run_parts(int parts, const std::function<void(int)>& part);
 
+// Rows split among the cores for a memory-bound pass over a block: one part per core, each of a
+// few thousand rows at least (below that, handing over costs more than it saves).
+int row_parts(int rows);
+// The first row of `part` of `parts` (part == parts: `rows`).
+int part_begin(int rows, int part, int parts);
+// range(begin, end) for each of row_parts(rows) parts at once.
+void run_row_parts(int rows, const std::function<void(int begin, int end)>& range);
+
 }  // namespace mesh2dsp
