@@ -1211,6 +1211,12 @@ def main(argv):
                 bad += 1
                 print("  INVALID: " + "; ".join(problems))
         return 1 if bad else 0
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    if argv and argv[0].startswith("-"):
+        # an option taken for the output directory wrote a folder named after it
+        sys.exit("make_bench_objects.py: unknown option %r (see --help)" % argv[0])
     outdir = argv[0] if argv else "."
     names = argv[1:] or OBJECTS
     for n in names:
