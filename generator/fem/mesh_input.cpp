@@ -66,6 +66,14 @@ constexpr double kSolidRadiusEdgeBound = 1.5;
 constexpr double kWallRadiusEdgeBound = 3.0;
 constexpr double kMinBoundaryDistancePerSolidEdge = 0.02;
 constexpr double kMinBoundaryDistancePerWallEdge = 0.03;
+// At a re-entrant crease (a neck, the root of a blade) a boundary that cuts the corner fills it
+// in, and what bends there is stiffened: a sword scan's pommel on its 17 mm neck, filled in by
+// 0.96 mm at the plain bound, put its modes up to 2.3 % high (0.47 % with this rule, for 22 %
+// more elements; 1.1 % at twice either bound). There the boundary is held to a small fraction
+// of the wall, with no element-edge floor (a crease is not scan noise), and not below a
+// fraction of the object's size, which bounds the refinement along the crease.
+constexpr double kCreaseBoundaryDistancePerWall = 0.005;
+constexpr double kMinCreaseBoundaryDistancePerSize = 1e-4;
 
 double worst_triangle_aspect(const SurfaceMesh& surface) {
   double worst = 0;
@@ -172,6 +180,15 @@ TetMesh physics_sized_mesh(const SurfaceMesh& input, const Material& material, d
                     std::min({kBoundaryDistancePerWall * wall_m, kBoundaryDistancePerSize * diagonal_m,
                               heard_wavelength_m / 100}));
   };
+  // Walled bodies only: on a scan's or a marching surface's tessellation the same test finds
+  // folds between triangles (a statue scan went from 29 k to 185 k elements, spot from 18 k to
+  // 33 k), and a solid's boundary is held to 2 % of its elements' edge already (its necks are
+  // kept: spot's horns, the statue's limbs, within 1 % of their converged references).
+  if (walled && !options.rough_boundary && !options.boundary_distance_m)
+    v.max_crease_boundary_distance_m = [&](double wall_m) {
+      return std::max(kMinCreaseBoundaryDistancePerSize * diagonal_m,
+                      std::min(kCreaseBoundaryDistancePerWall * wall_m, v.max_boundary_distance_m(wall_m)));
+    };
   TetMesh mesh = mesh_volume(input, v);
   const SurfaceDeviation deviation =
       surface_deviation(input, SurfaceMesh{mesh.vertices.topRows(mesh.surface_vertex_count), mesh.surface_faces});

@@ -1,6 +1,7 @@
 #include "fem/volume_mesh.hpp"
 
 #include <CGAL/AABB_face_graph_triangle_primitive.h>
+#include <CGAL/AABB_segment_primitive.h>
 #include <CGAL/AABB_traits.h>
 #include <CGAL/AABB_tree.h>
 #include <CGAL/Mesh_complex_3_in_triangulation_3.h>
@@ -43,59 +44,85 @@ using Complex = CGAL::Mesh_complex_3_in_triangulation_3<Triangulation>;
 using Criteria = CGAL::Mesh_criteria_3<Triangulation>;
 using Primitive = CGAL::AABB_face_graph_triangle_primitive<Polyhedron>;
 using Tree = CGAL::AABB_tree<CGAL::AABB_traits<Kernel, Primitive>>;
+using Segment = Kernel::Segment_3;
+using CreaseTree =
+    CGAL::AABB_tree<CGAL::AABB_traits<Kernel, CGAL::AABB_segment_primitive<Kernel, std::vector<Segment>::const_iterator>>>;
 
 Eigen::Vector3d to_eigen(const Point& p) { return {p.x(), p.y(), p.z()}; }
 
+// A re-entrant crease is an edge whose faces turn inward by more than 30°: a scan's noise or a
+// smooth surface's tessellation turns by a few degrees from face to face.
+constexpr double kCreaseTurnRad = 30.0 * M_PI / 180.0;
+
+std::vector<Segment> crease_segments(const SurfaceMesh& surface);
+
 // The local thickness of the input at any point: that of the nearest input face (the mean of
-// its vertices'). Mesh_3 asks for sizes at points inside the body too; the nearest face's wall
-// is the wall the point lies in. (The nearest vertex instead, from a k-d tree, was faster but
-// biased toward finely tessellated detail: the statue scan's mesh grew from 29 k to 38 k
-// elements.)
+// its vertices'), and the distance to the nearest re-entrant crease. Mesh_3 asks for sizes at
+// points inside the body too; the nearest face's wall is the wall the point lies in. (The
+// nearest vertex instead, from a k-d tree, was faster but biased toward finely tessellated
+// detail: the statue scan's mesh grew from 29 k to 38 k elements.)
 class ThicknessField {
  public:
-  ThicknessField(const Polyhedron& mesh, Eigen::VectorXd vertex_thickness_m)
+  struct Local {
+    double thickness_m = 0;
+    double crease_distance_m = INFINITY;
+  };
+  ThicknessField(const Polyhedron& mesh, Eigen::VectorXd vertex_thickness_m, std::vector<Segment> creases)
       : mesh_(mesh), tree_(faces(mesh).first, faces(mesh).second, mesh),
-        thickness_m_(std::move(vertex_thickness_m)) {
+        thickness_m_(std::move(vertex_thickness_m)), creases_(std::move(creases)),
+        crease_tree_(creases_.begin(), creases_.end()) {
     tree_.accelerate_distance_queries();
+    if (!creases_.empty()) crease_tree_.accelerate_distance_queries();
   }
-  double at(const Point& p) const {
+  Local at(const Point& p) const {
     // Mesh_3 asks for a facet's size and its distance bound at the same point in turn: the
     // second answer is the first (a quarter of the statue scan's queries, 9 µs each).
-    if (p == last_point_) return last_thickness_m_;
+    if (p == last_point_) return last_;
     const auto [closest, face] = tree_.closest_point_and_primitive(p);
-    double sum = 0;
+    Local local;
     int count = 0;
     for (auto v : CGAL::vertices_around_face(mesh_.halfedge(face), mesh_)) {
-      sum += thickness_m_[static_cast<Eigen::Index>(v.idx())];
+      const auto i = static_cast<Eigen::Index>(v.idx());
+      local.thickness_m += thickness_m_[i];
       ++count;
     }
+    local.thickness_m /= count;
+    if (!creases_.empty()) local.crease_distance_m = std::sqrt(CGAL::to_double(crease_tree_.squared_distance(p)));
     last_point_ = p;
-    last_thickness_m_ = sum / count;
-    return last_thickness_m_;
+    last_ = local;
+    return last_;
   }
 
  private:
   const Polyhedron& mesh_;
   Tree tree_;
   Eigen::VectorXd thickness_m_;
+  std::vector<Segment> creases_;
+  CreaseTree crease_tree_;
   mutable Point last_point_{NAN, NAN, NAN};
-  mutable double last_thickness_m_ = 0;
+  mutable Local last_;
 };
 
-// A Mesh_3 sizing field: f(local thickness) at the point asked.
+// A Mesh_3 sizing field: f(local thickness) at the point asked, or g(local thickness) within
+// reach(local thickness) of a re-entrant crease.
 class SizingField {
  public:
   using FT = Kernel::FT;
-  SizingField(const ThicknessField& thickness, std::function<double(double)> size_of_thickness)
-      : thickness_(&thickness), size_(std::move(size_of_thickness)) {}
+  using OfThickness = std::function<double(double)>;
+  SizingField(const ThicknessField& thickness, OfThickness size_of_thickness, OfThickness size_at_crease = {},
+              OfThickness crease_reach = {})
+      : thickness_(&thickness), size_(std::move(size_of_thickness)), size_at_crease_(std::move(size_at_crease)),
+        crease_reach_(std::move(crease_reach)) {}
   template <class Index>
   FT operator()(const Point& p, const int, const Index&) const {
-    return size_(thickness_->at(p));
+    const ThicknessField::Local local = thickness_->at(p);
+    const bool at_crease = size_at_crease_ && local.crease_distance_m < crease_reach_(local.thickness_m);
+    return at_crease ? size_at_crease_(local.thickness_m) : size_(local.thickness_m);
   }
 
  private:
   const ThicknessField* thickness_;
-  std::function<double(double)> size_;
+  OfThickness size_, size_at_crease_, crease_reach_;
 };
 
 using Cell = std::array<int, 4>;
@@ -320,6 +347,41 @@ double median(std::vector<double> values) {
 
 }  // namespace
 
+std::vector<std::array<int, 2>> reentrant_crease_edges(const SurfaceMesh& surface, double min_turn_rad) {
+  std::vector<std::array<int, 2>> creases;
+  auto corner = [&](Eigen::Index f, int k) { return surface.faces(f, ((k % 3) + 3) % 3); };
+  auto normal = [&](Eigen::Index f) {
+    const Eigen::Vector3d a = surface.vertices.row(corner(f, 0)), b = surface.vertices.row(corner(f, 1)),
+                          c = surface.vertices.row(corner(f, 2));
+    return Eigen::Vector3d((b - a).cross(c - a).normalized());
+  };
+  // Each directed edge's face and far vertex; its twin (the reverse edge) is the other face.
+  std::map<std::pair<int, int>, std::pair<Eigen::Index, int>> by_edge;
+  for (Eigen::Index f = 0; f < surface.faces.rows(); ++f)
+    for (int k = 0; k < 3; ++k) by_edge[{corner(f, k), corner(f, k + 1)}] = {f, corner(f, k + 2)};
+  const double min_cos = std::cos(min_turn_rad);
+  for (const auto& [edge, face_far] : by_edge) {
+    if (edge.first > edge.second) continue;
+    const auto twin = by_edge.find({edge.second, edge.first});
+    if (twin == by_edge.end()) continue;
+    const Eigen::Vector3d n1 = normal(face_far.first), n2 = normal(twin->second.first);
+    const Eigen::Vector3d far1 = surface.vertices.row(face_far.second), far2 = surface.vertices.row(twin->second.second);
+    const Eigen::Vector3d on_edge = surface.vertices.row(edge.first);
+    if (n1.dot(n2) < min_cos && n1.dot(far2 - on_edge) > 0 && n2.dot(far1 - on_edge) > 0)
+      creases.push_back({edge.first, edge.second});
+  }
+  return creases;
+}
+
+namespace {
+std::vector<Segment> crease_segments(const SurfaceMesh& surface) {
+  std::vector<Segment> segments;
+  auto point = [&](int v) { return Point(surface.vertices(v, 0), surface.vertices(v, 1), surface.vertices(v, 2)); };
+  for (const auto& [a, b] : reentrant_crease_edges(surface, kCreaseTurnRad)) segments.emplace_back(point(a), point(b));
+  return segments;
+}
+}  // namespace
+
 Eigen::VectorXd local_thickness(const SurfaceMesh& surface) {
   const Polyhedron mesh = cgal::to_cgal(surface);
   Tree tree(faces(mesh).first, faces(mesh).second, mesh);
@@ -418,12 +480,16 @@ bool meshed_as_walls(const SurfaceMesh& surface, const Eigen::VectorXd& vertex_t
 
 TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options) {
   Polyhedron polyhedron = cgal::to_cgal(surface);
-  const ThicknessField thickness(polyhedron, options.vertex_thickness_m.size() == surface.vertices.rows()
-                                                 ? options.vertex_thickness_m
-                                                 : local_thickness(surface));
+  const Eigen::VectorXd wall_m = options.vertex_thickness_m.size() == surface.vertices.rows()
+                                     ? options.vertex_thickness_m
+                                     : local_thickness(surface);
+  const ThicknessField thickness(
+      polyhedron, wall_m,
+      options.max_crease_boundary_distance_m ? crease_segments(surface) : std::vector<Segment>{});
   // No crease is protected as a feature edge: CGAL 5.5's protection of feature polylines ran
   // for minutes or crashed (SIGBUS) on the quad-scanned sword look-alike, with 17 creases. A
-  // crease is then followed within the facet distance bound like any curved part (a CAD
+  // crease is then followed within the facet distance bound like any curved part, a re-entrant
+  // one within its own bound (max_crease_boundary_distance_m) when one is given (a CAD
   // bracket meshed that way takes about twice the elements along its edges).
   Domain domain(polyhedron);
 
@@ -432,7 +498,9 @@ TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options
   // h·√6/4 ≈ 0.61·h, a regular triangle's circumradius is h/√3 ≈ 0.58·h.
   const SizingField facet_radius(thickness, [&](double t) { return 0.58 * options.edge_length_m(t); });
   const SizingField cell_radius(thickness, [&](double t) { return 0.61 * options.edge_length_m(t); });
-  const SizingField facet_distance(thickness, options.max_boundary_distance_m);
+  // A boundary cuts a crease's corner over about an element's edge on either side.
+  const SizingField facet_distance(thickness, options.max_boundary_distance_m, options.max_crease_boundary_distance_m,
+                                   options.edge_length_m);
   auto criteria = [&](double radius_edge_bound) {
     return Criteria(Criteria::Facet_criteria(25.0, facet_radius, facet_distance, CGAL::FACET_VERTICES_ON_SURFACE),
                     Criteria::Cell_criteria(radius_edge_bound, cell_radius));

@@ -6,6 +6,7 @@
 
 #include <Eigen/Geometry>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -71,6 +72,45 @@ SurfaceMesh hollow_sphere(double r, double wall, int rings, int segments) {
   both.faces << outer.faces, inward;
   check_and_orient_surface(both);
   return both;
+}
+
+// A stepped rod: a disc of radius r_wide and height h_wide with a neck of radius r_neck and
+// height h_neck on it, revolved about z with `segments` around and each side cut in `rows` rows.
+// The ring where the neck meets the disc's top is a re-entrant crease (90°), the disc's rims
+// are convex ones. Returns the surface and the crease ring's vertex indices.
+std::pair<SurfaceMesh, std::vector<int>> stepped_rod(double r_wide, double h_wide, double r_neck, double h_neck,
+                                                     int segments, int rows) {
+  // The profile (radius, height) from the bottom's centre to the top's, without the poles.
+  std::vector<Eigen::Vector2d> profile;
+  auto line = [&](Eigen::Vector2d a, Eigen::Vector2d b, bool with_end) {
+    for (int k = 0; k < rows + (with_end ? 1 : 0); ++k) profile.push_back(a + (b - a) * k / rows);
+  };
+  line({r_wide / rows, 0}, {r_wide, 0}, false);
+  line({r_wide, 0}, {r_wide, h_wide}, false);
+  line({r_wide, h_wide}, {r_neck, h_wide}, false);
+  const int crease_row = static_cast<int>(profile.size());
+  line({r_neck, h_wide}, {r_neck, h_wide + h_neck}, false);
+  line({r_neck, h_wide + h_neck}, {r_neck / rows, h_wide + h_neck}, true);
+  test::TestSurface s;
+  const int bottom = s.add(0, 0, 0);
+  for (const auto& p : profile)
+    for (int j = 0; j < segments; ++j) {
+      const double phi = 2 * M_PI * j / segments;
+      s.add(p.x() * std::cos(phi), p.x() * std::sin(phi), p.y());
+    }
+  const int top = s.add(0, 0, h_wide + h_neck);
+  const int n = static_cast<int>(profile.size());
+  auto at = [&](int row, int j) { return 1 + row * segments + (j % segments); };
+  for (int j = 0; j < segments; ++j) s.tri(bottom, at(0, j + 1), at(0, j));
+  for (int i = 0; i + 1 < n; ++i)
+    for (int j = 0; j < segments; ++j) {
+      s.tri(at(i, j), at(i, j + 1), at(i + 1, j + 1));
+      s.tri(at(i, j), at(i + 1, j + 1), at(i + 1, j));
+    }
+  for (int j = 0; j < segments; ++j) s.tri(top, at(n - 1, j), at(n - 1, j + 1));
+  std::vector<int> crease;
+  for (int j = 0; j < segments; ++j) crease.push_back(at(crease_row, j));
+  return {checked(s), crease};
 }
 
 double total_volume(const TetMesh& m) {
@@ -227,6 +267,42 @@ TEST(VolumeMesh, AThinShellMeshedWithElementsAsThickAsItsWallIsOneManifoldBody) 
   EXPECT_EQ(count_connected_bodies(mesh.tets, mesh.vertices.rows()), 1);
   const double exact = 4.0 / 3.0 * M_PI * (r * r * r - std::pow(r - wall, 3));
   EXPECT_NEAR(total_volume(mesh), exact, 0.15 * exact);
+}
+
+TEST(VolumeMesh, OnlyTheRingWhereANeckMeetsItsBaseIsAReentrantCrease) {
+  const auto [rod, crease] = stepped_rod(0.05, 0.02, 0.015, 0.06, 48, 6);
+  std::vector<bool> found(static_cast<std::size_t>(rod.vertices.rows()), false), expected = found;
+  for (const auto& [a, b] : reentrant_crease_edges(rod, 30 * M_PI / 180)) found[a] = found[b] = true;
+  for (int v : crease) expected[v] = true;
+  EXPECT_EQ(found, expected);
+  // A turn under the angle asked is not one (the rod turns by 90°).
+  EXPECT_TRUE(reentrant_crease_edges(rod, 100 * M_PI / 180).empty());
+  // A convex body's edges (a box's) are creases too, but none re-entrant.
+  const SurfaceMesh box = checked(test::grid_box(0.1, 0.05, 0.03, 0.01));
+  EXPECT_TRUE(reentrant_crease_edges(box, 30 * M_PI / 180).empty());
+}
+
+TEST(VolumeMesh, AReentrantCreaseIsFollowedWithinItsOwnTighterBound) {
+  // The neck's root meshed with coarse elements and a loose plain bound: a boundary that cuts
+  // the corner fills the neck in by about the plain bound; with the crease's own bound it stays
+  // within that much of the input there, and the rest of the boundary is as loose as before.
+  const auto [rod, crease] = stepped_rod(0.05, 0.02, 0.015, 0.06, 96, 24);
+  auto filled_in_m = [&, &crease = crease](const VolumeMeshOptions& o) {
+    const TetMesh mesh = mesh_volume(rod, o);
+    const SurfaceMesh boundary{mesh.vertices.topRows(mesh.surface_vertex_count), mesh.surface_faces};
+    Eigen::MatrixXd ring(static_cast<Eigen::Index>(crease.size()), 3);
+    for (std::size_t k = 0; k < crease.size(); ++k) ring.row(static_cast<Eigen::Index>(k)) = rod.vertices.row(crease[k]);
+    return (nearest_surface_points(boundary, ring) - ring).rowwise().norm().maxCoeff();
+  };
+  VolumeMeshOptions plain = uniform(0.02, 0.002);
+  VolumeMeshOptions with_crease = plain;
+  with_crease.max_crease_boundary_distance_m = [](double) { return 0.0002; };
+  const double plain_m = filled_in_m(plain), crease_m = filled_in_m(with_crease);
+  // No crease is protected as a feature edge, so the corner is rounded by a few times the bound
+  // (the facet distance bounds a facet's sag at its circumcentre, not at the crease line).
+  EXPECT_GT(plain_m, 0.0008);
+  EXPECT_LT(crease_m, 0.001);
+  EXPECT_LT(crease_m, plain_m / 3) << "plain bound: filled in by " << plain_m << " m";
 }
 
 TEST(VolumeMesh, LocalThicknessMeasuresTheWallOfAShell) {
