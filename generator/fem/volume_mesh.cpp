@@ -50,79 +50,97 @@ using CreaseTree =
 
 Eigen::Vector3d to_eigen(const Point& p) { return {p.x(), p.y(), p.z()}; }
 
-// A re-entrant crease is an edge whose faces turn inward by more than 30°: a scan's noise or a
-// smooth surface's tessellation turns by a few degrees from face to face.
-constexpr double kCreaseTurnRad = 30.0 * M_PI / 180.0;
-
-std::vector<Segment> crease_segments(const SurfaceMesh& surface);
-
 // The local thickness of the input at any point: that of the nearest input face (the mean of
-// its vertices'), and the distance to the nearest re-entrant crease. Mesh_3 asks for sizes at
-// points inside the body too; the nearest face's wall is the wall the point lies in. (The
-// nearest vertex instead, from a k-d tree, was faster but biased toward finely tessellated
-// detail: the statue scan's mesh grew from 29 k to 38 k elements.)
+// its vertices'). Mesh_3 asks for sizes at points inside the body too; the nearest face's wall
+// is the wall the point lies in. (The nearest vertex instead, from a k-d tree, was faster but
+// biased toward finely tessellated detail: the statue scan's mesh grew from 29 k to 38 k
+// elements.)
 class ThicknessField {
  public:
-  struct Local {
-    double thickness_m = 0;
-    double crease_distance_m = INFINITY;
-  };
-  ThicknessField(const Polyhedron& mesh, Eigen::VectorXd vertex_thickness_m, std::vector<Segment> creases)
+  ThicknessField(const Polyhedron& mesh, Eigen::VectorXd vertex_thickness_m)
       : mesh_(mesh), tree_(faces(mesh).first, faces(mesh).second, mesh),
-        thickness_m_(std::move(vertex_thickness_m)), creases_(std::move(creases)),
-        crease_tree_(creases_.begin(), creases_.end()) {
+        thickness_m_(std::move(vertex_thickness_m)) {
     tree_.accelerate_distance_queries();
-    if (!creases_.empty()) crease_tree_.accelerate_distance_queries();
   }
-  Local at(const Point& p) const {
+  double at(const Point& p) const {
     // Mesh_3 asks for a facet's size and its distance bound at the same point in turn: the
     // second answer is the first (a quarter of the statue scan's queries, 9 µs each).
-    if (p == last_point_) return last_;
+    if (p == last_point_) return last_thickness_m_;
     const auto [closest, face] = tree_.closest_point_and_primitive(p);
-    Local local;
+    double sum = 0;
     int count = 0;
     for (auto v : CGAL::vertices_around_face(mesh_.halfedge(face), mesh_)) {
-      const auto i = static_cast<Eigen::Index>(v.idx());
-      local.thickness_m += thickness_m_[i];
+      sum += thickness_m_[static_cast<Eigen::Index>(v.idx())];
       ++count;
     }
-    local.thickness_m /= count;
-    if (!creases_.empty()) local.crease_distance_m = std::sqrt(CGAL::to_double(crease_tree_.squared_distance(p)));
     last_point_ = p;
-    last_ = local;
-    return last_;
+    last_thickness_m_ = sum / count;
+    return last_thickness_m_;
   }
 
  private:
   const Polyhedron& mesh_;
   Tree tree_;
   Eigen::VectorXd thickness_m_;
-  std::vector<Segment> creases_;
-  CreaseTree crease_tree_;
   mutable Point last_point_{NAN, NAN, NAN};
-  mutable Local last_;
+  mutable double last_thickness_m_ = 0;
 };
 
-// A Mesh_3 sizing field: f(local thickness) at the point asked, or g(local thickness) within
-// reach(local thickness) of a re-entrant crease.
+// A Mesh_3 sizing field: f(local thickness) at the point asked.
 class SizingField {
  public:
   using FT = Kernel::FT;
-  using OfThickness = std::function<double(double)>;
-  SizingField(const ThicknessField& thickness, OfThickness size_of_thickness, OfThickness size_at_crease = {},
-              OfThickness crease_reach = {})
-      : thickness_(&thickness), size_(std::move(size_of_thickness)), size_at_crease_(std::move(size_at_crease)),
-        crease_reach_(std::move(crease_reach)) {}
+  SizingField(const ThicknessField& thickness, std::function<double(double)> size_of_thickness)
+      : thickness_(&thickness), size_(std::move(size_of_thickness)) {}
   template <class Index>
   FT operator()(const Point& p, const int, const Index&) const {
-    const ThicknessField::Local local = thickness_->at(p);
-    const bool at_crease = size_at_crease_ && local.crease_distance_m < crease_reach_(local.thickness_m);
-    return at_crease ? size_at_crease_(local.thickness_m) : size_(local.thickness_m);
+    return size_(thickness_->at(p));
   }
 
  private:
   const ThicknessField* thickness_;
-  OfThickness size_, size_at_crease_, crease_reach_;
+  std::function<double(double)> size_;
+};
+
+// The distance from any point to the nearest re-entrant crease of the input (infinite when it
+// has none).
+class CreaseDistance {
+ public:
+  explicit CreaseDistance(std::vector<Segment> creases)
+      : creases_(std::move(creases)), tree_(creases_.begin(), creases_.end()) {
+    if (!creases_.empty()) tree_.accelerate_distance_queries();
+  }
+  double at(const Point& p) const {
+    return creases_.empty() ? INFINITY : std::sqrt(CGAL::to_double(tree_.squared_distance(p)));
+  }
+
+ private:
+  std::vector<Segment> creases_;
+  CreaseTree tree_;
+};
+
+// Mesh_3's facet distance field: VolumeMeshOptions::max_boundary_distance_m of the local
+// thickness, or max_crease_boundary_distance_m within an element edge of a re-entrant crease
+// (a boundary cuts a crease's corner over about an element's edge on either side). Only the
+// facet distance asks for the distance to the creases: the cells' sizes do not need it.
+class BoundaryDistanceField {
+ public:
+  using FT = Kernel::FT;
+  BoundaryDistanceField(const ThicknessField& thickness, const CreaseDistance& creases,
+                        const VolumeMeshOptions& options)
+      : thickness_(&thickness), creases_(&creases), options_(&options) {}
+  template <class Index>
+  FT operator()(const Point& p, const int, const Index&) const {
+    const double wall_m = thickness_->at(p);
+    const bool at_crease = options_->max_crease_boundary_distance_m &&
+                           creases_->at(p) < options_->edge_length_m(wall_m);
+    return at_crease ? options_->max_crease_boundary_distance_m(wall_m) : options_->max_boundary_distance_m(wall_m);
+  }
+
+ private:
+  const ThicknessField* thickness_;
+  const CreaseDistance* creases_;
+  const VolumeMeshOptions* options_;
 };
 
 using Cell = std::array<int, 4>;
@@ -349,7 +367,7 @@ double median(std::vector<double> values) {
 
 std::vector<std::array<int, 2>> reentrant_crease_edges(const SurfaceMesh& surface, double min_turn_rad) {
   std::vector<std::array<int, 2>> creases;
-  auto corner = [&](Eigen::Index f, int k) { return surface.faces(f, ((k % 3) + 3) % 3); };
+  auto corner = [&](Eigen::Index f, int k) { return surface.faces(f, k % 3); };
   auto normal = [&](Eigen::Index f) {
     const Eigen::Vector3d a = surface.vertices.row(corner(f, 0)), b = surface.vertices.row(corner(f, 1)),
                           c = surface.vertices.row(corner(f, 2));
@@ -374,6 +392,11 @@ std::vector<std::array<int, 2>> reentrant_crease_edges(const SurfaceMesh& surfac
 }
 
 namespace {
+// A re-entrant crease is an edge whose faces turn inward by more than 30°: a smooth surface
+// finely tessellated turns by a few degrees from face to face (a scan's or a marching surface's
+// triangles may fold by more: mesh_input.cpp asks for creases in walled bodies only).
+constexpr double kCreaseTurnRad = 30.0 * M_PI / 180.0;
+
 std::vector<Segment> crease_segments(const SurfaceMesh& surface) {
   std::vector<Segment> segments;
   auto point = [&](int v) { return Point(surface.vertices(v, 0), surface.vertices(v, 1), surface.vertices(v, 2)); };
@@ -480,12 +503,9 @@ bool meshed_as_walls(const SurfaceMesh& surface, const Eigen::VectorXd& vertex_t
 
 TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options) {
   Polyhedron polyhedron = cgal::to_cgal(surface);
-  const Eigen::VectorXd wall_m = options.vertex_thickness_m.size() == surface.vertices.rows()
-                                     ? options.vertex_thickness_m
-                                     : local_thickness(surface);
-  const ThicknessField thickness(
-      polyhedron, wall_m,
-      options.max_crease_boundary_distance_m ? crease_segments(surface) : std::vector<Segment>{});
+  const ThicknessField thickness(polyhedron, options.vertex_thickness_m.size() == surface.vertices.rows()
+                                                 ? options.vertex_thickness_m
+                                                 : local_thickness(surface));
   // No crease is protected as a feature edge: CGAL 5.5's protection of feature polylines ran
   // for minutes or crashed (SIGBUS) on the quad-scanned sword look-alike, with 17 creases. A
   // crease is then followed within the facet distance bound like any curved part, a re-entrant
@@ -498,9 +518,9 @@ TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options
   // h·√6/4 ≈ 0.61·h, a regular triangle's circumradius is h/√3 ≈ 0.58·h.
   const SizingField facet_radius(thickness, [&](double t) { return 0.58 * options.edge_length_m(t); });
   const SizingField cell_radius(thickness, [&](double t) { return 0.61 * options.edge_length_m(t); });
-  // A boundary cuts a crease's corner over about an element's edge on either side.
-  const SizingField facet_distance(thickness, options.max_boundary_distance_m, options.max_crease_boundary_distance_m,
-                                   options.edge_length_m);
+  const CreaseDistance creases(options.max_crease_boundary_distance_m ? crease_segments(surface)
+                                                                      : std::vector<Segment>{});
+  const BoundaryDistanceField facet_distance(thickness, creases, options);
   auto criteria = [&](double radius_edge_bound) {
     return Criteria(Criteria::Facet_criteria(25.0, facet_radius, facet_distance, CGAL::FACET_VERTICES_ON_SURFACE),
                     Criteria::Cell_criteria(radius_edge_bound, cell_radius));

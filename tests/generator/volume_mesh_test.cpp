@@ -6,7 +6,6 @@
 
 #include <Eigen/Geometry>
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -284,8 +283,8 @@ TEST(VolumeMesh, OnlyTheRingWhereANeckMeetsItsBaseIsAReentrantCrease) {
 
 TEST(VolumeMesh, AReentrantCreaseIsFollowedWithinItsOwnTighterBound) {
   // The neck's root meshed with coarse elements and a loose plain bound: a boundary that cuts
-  // the corner fills the neck in by about the plain bound; with the crease's own bound it stays
-  // within that much of the input there, and the rest of the boundary is as loose as before.
+  // the corner fills the neck in by more than the plain bound; with the crease's own, tighter
+  // bound it is filled in by a fraction of that.
   const auto [rod, crease] = stepped_rod(0.05, 0.02, 0.015, 0.06, 96, 24);
   auto filled_in_m = [&, &crease = crease](const VolumeMeshOptions& o) {
     const TetMesh mesh = mesh_volume(rod, o);
