@@ -68,8 +68,8 @@ constexpr double kMinBoundaryDistancePerSolidEdge = 0.02;
 constexpr double kMinBoundaryDistancePerWallEdge = 0.03;
 // At a re-entrant crease (a neck, the root of a blade) a boundary that cuts the corner fills it
 // in, and what bends there is stiffened: a sword scan's pommel on its 17 mm neck, filled in by
-// 0.96 mm at the plain bound, put its modes up to 2.3 % high (0.47 % with this rule, for 22 %
-// more elements; 1.1 % at twice either bound). There the boundary is held to a small fraction
+// 0.96 mm at the plain bound, put its modes up to 2.3 % high (0.49 % with this rule, for 22 %
+// more elements; 1.1-1.2 % at twice either bound). There the boundary is held to a small fraction
 // of the wall, with no element-edge floor (a crease is not scan noise), and not below a
 // fraction of the object's size, which bounds the refinement along the crease.
 constexpr double kCreaseBoundaryDistancePerWall = 0.005;
