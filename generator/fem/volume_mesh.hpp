@@ -26,10 +26,13 @@ Eigen::VectorXd local_thickness(const SurfaceMesh& surface);
 // The edges (vertex pairs) of a closed, outward surface that are re-entrant creases: where the
 // surface folds inward (each face's far vertex above the other face's plane) with the two
 // faces' normals more than `min_turn_rad` apart: a neck, a joint without a fillet, the root of
-// a blade. (A depth test on the two faces' far vertices, meant to pass over scan noise on a
-// blade's edge, also passed over a finely tessellated crease; that noise cost 0.4 % of a sword
-// scan's elements.)
-std::vector<std::array<int, 2>> reentrant_crease_edges(const SurfaceMesh& surface, double min_turn_rad);
+// a blade. With `vertex_scale_m` (per vertex, m), only the folds the surface still makes seen
+// that far away on either side (the chord between the surface points that far along each face
+// passing outside the edge): a groove or a scan's back-and-forth folds narrower than that are
+// not creases at that scale. (A depth test on the two faces' far vertices also passed over a
+// finely tessellated crease.)
+std::vector<std::array<int, 2>> reentrant_crease_edges(const SurfaceMesh& surface, double min_turn_rad,
+                                                      const Eigen::VectorXd& vertex_scale_m = {});
 
 struct VolumeMeshOptions {
   // The largest element edge wanted at a point, m, given the local wall thickness there (m):

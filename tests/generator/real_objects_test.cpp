@@ -180,8 +180,8 @@ TEST_F(RealObjects, ASolidsLimbIsMeshedFineEnoughForItsModes) {
   // cells and chords of a solid's limb get wrong. Against a mesh with elements 0.7x as long and a
   // boundary within 0.5 mm of the input (itself within 0.22 % of one at 0.5x and 0.3 mm), every
   // one of the 20 modes lies within 0.6 % (measured: 0.33 %). With the cells' radius-edge bound
-  // of 3 and a boundary floor of 3 % of an element edge that walls keep, it was 1.02 %, the
-  // horn's first pair highest.
+  // of 3 and a boundary floor of 3 % of an element edge (the walls' bounds then), it was 1.02 %,
+  // the horn's first pair highest.
   const std::string ball = path("horned-ball.obj");
   mesh2dsp::test::write_obj(ball, mesh2dsp::test::horned_ball(0.12, 0.02, 0.25, 96));
   const std::string common = ball + " --material steel --modes 20";

@@ -6,6 +6,7 @@
 
 #include <Eigen/Geometry>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -77,15 +78,23 @@ SurfaceMesh hollow_sphere(double r, double wall, int rings, int segments) {
 // height h_neck on it, revolved about z with `segments` around and each side cut in `rows` rows.
 // The ring where the neck meets the disc's top is a re-entrant crease (90°), the disc's rims
 // are convex ones. Returns the surface and the crease ring's vertex indices.
+// With `groove_m`, the disc's side has a V groove that deep and twice as wide at mid-height,
+// whose bottom ring is re-entrant too.
 std::pair<SurfaceMesh, std::vector<int>> stepped_rod(double r_wide, double h_wide, double r_neck, double h_neck,
-                                                     int segments, int rows) {
+                                                     int segments, int rows, double groove_m = 0) {
   // The profile (radius, height) from the bottom's centre to the top's, without the poles.
   std::vector<Eigen::Vector2d> profile;
   auto line = [&](Eigen::Vector2d a, Eigen::Vector2d b, bool with_end) {
     for (int k = 0; k < rows + (with_end ? 1 : 0); ++k) profile.push_back(a + (b - a) * k / rows);
   };
   line({r_wide / rows, 0}, {r_wide, 0}, false);
-  line({r_wide, 0}, {r_wide, h_wide}, false);
+  if (groove_m > 0) {
+    line({r_wide, 0}, {r_wide, h_wide / 2 - groove_m}, true);
+    profile.push_back({r_wide - groove_m, h_wide / 2});
+    line({r_wide, h_wide / 2 + groove_m}, {r_wide, h_wide}, false);
+  } else {
+    line({r_wide, 0}, {r_wide, h_wide}, false);
+  }
   line({r_wide, h_wide}, {r_neck, h_wide}, false);
   const int crease_row = static_cast<int>(profile.size());
   line({r_neck, h_wide}, {r_neck, h_wide + h_neck}, false);
@@ -279,6 +288,27 @@ TEST(VolumeMesh, OnlyTheRingWhereANeckMeetsItsBaseIsAReentrantCrease) {
   // A convex body's edges (a box's) are creases too, but none re-entrant.
   const SurfaceMesh box = checked(test::grid_box(0.1, 0.05, 0.03, 0.01));
   EXPECT_TRUE(reentrant_crease_edges(box, 30 * M_PI / 180).empty());
+}
+
+TEST(VolumeMesh, AGrooveFinerThanTheElementsIsNotACreaseTheySee) {
+  // A 0.3 mm groove round the disc folds inward by 90° at its bottom, as the neck's root does;
+  // seen from 5 mm away (half of a 1 cm element's edge) the disc's side is straight there, and
+  // only the neck's root is a crease. (A scan's triangles fold so along a blade's rounded edge.)
+  const auto [rod, crease] = stepped_rod(0.05, 0.02, 0.015, 0.06, 48, 6, 0.0003);
+  auto rings = [&, &rod = rod](const Eigen::VectorXd& scale_m) {
+    std::vector<bool> found(static_cast<std::size_t>(rod.vertices.rows()), false);
+    for (const auto& [a, b] : reentrant_crease_edges(rod, 30 * M_PI / 180, scale_m)) found[a] = found[b] = true;
+    return found;
+  };
+  std::vector<bool> neck(static_cast<std::size_t>(rod.vertices.rows()), false);
+  for (int v : crease) neck[v] = true;
+  const std::vector<bool> at_triangles = rings({}), at_elements = rings(Eigen::VectorXd::Constant(rod.vertices.rows(), 0.005));
+  EXPECT_EQ(std::count(at_triangles.begin(), at_triangles.end(), true), 2 * 48);  // the neck's and the groove's
+  EXPECT_EQ(at_elements, neck);
+  // A groove as deep as the elements are long is one they see.
+  const auto [deep, deep_crease] = stepped_rod(0.05, 0.02, 0.015, 0.06, 48, 6, 0.006);
+  EXPECT_EQ(reentrant_crease_edges(deep, 30 * M_PI / 180, Eigen::VectorXd::Constant(deep.vertices.rows(), 0.005)).size(),
+            2u * 48);
 }
 
 TEST(VolumeMesh, AReentrantCreaseIsFollowedWithinItsOwnTighterBound) {
