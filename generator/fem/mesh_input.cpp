@@ -62,8 +62,9 @@ constexpr double kBoundaryDistancePerSize = 1e-3;
 // within 0.93 % and 0.39 % (median 0.15 and 0.03 %), for about twice the elements. Where walls set the
 // elements (a bell, a blade), that would add to meshes already the largest: they keep 3, and a
 // boundary floor of 6 % of an element edge (a blade scan's noise, 0.1 mm on 4 mm, is not to be
-// followed, nor a blade's rounded edge, 1.5 mm thick, below the elements' scale). From 3 to 6 %:
-// a sword scan 91 k -> 68 k elements (its blade's edges had held 16 k in their outer half
+// followed, nor a blade's rounded edge, 1.5 mm thick, below the elements' scale). With the
+// creases seen at the elements' scale (volume_mesh.cpp), from 3 to 6 %:
+// a sword scan 90 k -> 68 k elements (its blade's edges had held 16 k in their outer half
 // millimetre), worst error against its converged reference 0.49 -> 0.46 %, median 0.10 -> 0.17
 // %; a CAD bracket 16.4 k -> 9.0 k, 0.29 -> 0.47 % (median 0.20 -> 0.25 %). At 8 % the bracket's
 // worst was 0.67 %, median 0.26 %.
