@@ -57,12 +57,16 @@ LowerPattern build_pattern(const FemMesh& mesh) {
   return p;
 }
 
-// Position in the value array of entry (3a + i, 3b + j), a ≥ b (and i ≥ j when a == b).
-inline int value_index(const LowerPattern& p, int a, int i, int b, int j) {
+// Where node a's entries sit in node b's columns (a ≥ b): entry (3a + i, 3b + j) is at
+// outer[3b + j] + offset(i, j), with i ≥ j when a == b.
+struct NodePairSlot {
+  int k;  // a's place among b's neighbours (0: a == b)
+  int offset(int i, int j) const { return k == 0 ? (i - j) : (3 - j) + 3 * (k - 1) + i; }
+};
+
+inline NodePairSlot node_pair_slot(const LowerPattern& p, int a, int b) {
   const auto& nb = p.neighbours[b];
-  const int k = static_cast<int>(std::lower_bound(nb.begin(), nb.end(), a) - nb.begin());
-  const int offset = k == 0 ? (i - j) : (3 - j) + 3 * (k - 1) + i;
-  return p.outer[3 * b + j] + offset;
+  return {static_cast<int>(std::lower_bound(nb.begin(), nb.end(), a) - nb.begin())};
 }
 
 template <int Nodes, class ElementFn>
@@ -84,14 +88,20 @@ void scatter_elements(const FemMesh& mesh, const LowerPattern& p, ElementFn elem
         for (int s = 0; s < Nodes; ++s) {
           const int a = mesh.elements(t, r), b = mesh.elements(t, s);
           if (a < b) continue;
-          for (int j = 0; j < 3; ++j)
+          // One search per node pair, not per entry; M is (scalar mass) ⊗ I₃ in every element
+          // (expand_scalar_mass), so only its i == j entries are added: a third of K's atomics.
+          const NodePairSlot slot = node_pair_slot(p, a, b);
+          for (int j = 0; j < 3; ++j) {
+            const int column = p.outer[3 * b + j];
             for (int i = (a == b ? j : 0); i < 3; ++i) {
-              const int v = value_index(p, a, i, b, j);
+              const int v = column + slot.offset(i, j);
 #pragma omp atomic
               k_values[v] += ke(3 * r + i, 3 * s + j);
+              if (i != j) continue;
 #pragma omp atomic
               m_values[v] += me(3 * r + i, 3 * s + j);
             }
+          }
         }
       const int finished = ++done;
 #ifdef _OPENMP
