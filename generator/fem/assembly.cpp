@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 #ifdef _OPENMP
 #include <omp.h>
@@ -26,12 +27,41 @@ struct LowerPattern {
   std::vector<int> inner;                    // row indices
 };
 
-LowerPattern build_pattern(const FemMesh& mesh) {
+// The elements along a Morton (Z-order) curve through their centroids, 10 bits an axis: taken
+// in this order, consecutive elements write to nearby columns of K and M, and each core's share
+// to its own region of them (the mesher's order scattered the writes: a statue scan's assembly
+// 0.50-0.57 -> 0.38 s, a sword scan's 1.28-1.31 -> 0.93-1.17 s).
+std::vector<int> elements_in_space_order(const FemMesh& mesh) {
+  const int count = static_cast<int>(mesh.elements.rows());
+  std::vector<int> order(static_cast<std::size_t>(count));
+  if (count == 0) return order;
+  const Eigen::RowVector3d low = mesh.nodes.colwise().minCoeff();
+  const Eigen::RowVector3d extent =
+      (mesh.nodes.colwise().maxCoeff() - low).cwiseMax(Eigen::RowVector3d::Constant(1e-300));
+  constexpr int kBits = 10;
+  std::vector<std::pair<std::uint32_t, int>> keyed(order.size());
+  for (int t = 0; t < count; ++t) {
+    Eigen::RowVector3d centroid = Eigen::RowVector3d::Zero();
+    for (int k = 0; k < 4; ++k) centroid += mesh.nodes.row(mesh.elements(t, k));
+    const Eigen::RowVector3d unit = (0.25 * centroid - low).cwiseQuotient(extent);
+    std::uint32_t cell[3], code = 0;
+    for (int d = 0; d < 3; ++d)
+      cell[d] = static_cast<std::uint32_t>(std::clamp(unit[d], 0.0, 1.0) * ((1 << kBits) - 1));
+    for (int bit = kBits - 1; bit >= 0; --bit)
+      for (int d = 0; d < 3; ++d) code = (code << 1) | ((cell[d] >> bit) & 1u);
+    keyed[static_cast<std::size_t>(t)] = {code, t};
+  }
+  std::sort(keyed.begin(), keyed.end());
+  for (std::size_t k = 0; k < keyed.size(); ++k) order[k] = keyed[k].second;
+  return order;
+}
+
+LowerPattern build_pattern(const FemMesh& mesh, const std::vector<int>& order) {
   const int n = static_cast<int>(mesh.nodes.rows());
   const int per = static_cast<int>(mesh.elements.cols());
   LowerPattern p;
   p.neighbours.resize(n);
-  for (int t = 0; t < mesh.elements.rows(); ++t)
+  for (const int t : order)
     for (int i = 0; i < per; ++i)
       for (int j = 0; j < per; ++j) {
         const int a = mesh.elements(t, i), b = mesh.elements(t, j);
@@ -70,8 +100,8 @@ inline NodePairSlot node_pair_slot(const LowerPattern& p, int a, int b) {
 }
 
 template <int Nodes, class ElementFn>
-void scatter_elements(const FemMesh& mesh, const LowerPattern& p, ElementFn element_fn,
-                      double* k_values, double* m_values) {
+void scatter_elements(const FemMesh& mesh, const std::vector<int>& order, const LowerPattern& p,
+                      ElementFn element_fn, double* k_values, double* m_values) {
   constexpr int D = 3 * Nodes;
   const int count = static_cast<int>(mesh.elements.rows());
   Progress progress("assembly");
@@ -81,7 +111,8 @@ void scatter_elements(const FemMesh& mesh, const LowerPattern& p, ElementFn elem
     Eigen::Matrix<double, D, D> ke, me;
     Eigen::Matrix<double, Nodes, 3> x;  // every node: a curved P2 element's edge nodes matter
 #pragma omp for schedule(static)
-    for (int t = 0; t < count; ++t) {
+    for (int position = 0; position < count; ++position) {
+      const int t = order[static_cast<std::size_t>(position)];
       for (int c = 0; c < Nodes; ++c) x.row(c) = mesh.nodes.row(mesh.elements(t, c));
       element_fn(x, ke, me);
       for (int r = 0; r < Nodes; ++r)
@@ -141,17 +172,18 @@ FemMatrices assemble_fem_matrices(const FemMesh& mesh, const Material& material)
   validate_material(material);
   const double lambda = lame_lambda(material), mu = lame_mu(material), rho = material.density_kg_m3;
   check_element_orientation(mesh);
-  const LowerPattern pattern = build_pattern(mesh);
+  const std::vector<int> order = elements_in_space_order(mesh);
+  const LowerPattern pattern = build_pattern(mesh, order);
   FemMatrices out{matrix_of(pattern), matrix_of(pattern)};
   double *k = out.stiffness.valuePtr(), *m = out.mass.valuePtr();
   if (mesh.order == 1)
-    scatter_elements<4>(mesh, pattern,
+    scatter_elements<4>(mesh, order, pattern,
                         [&](const TetCorners& x, auto& ke, auto& me) {
                           p1_element_matrices(x, lambda, mu, rho, ke, me);
                         },
                         k, m);
   else
-    scatter_elements<10>(mesh, pattern,
+    scatter_elements<10>(mesh, order, pattern,
                          [&](const P2Nodes& x, auto& ke, auto& me) {
                            p2_element_matrices(x, lambda, mu, rho, ke, me);
                          },
