@@ -6,13 +6,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "modal/supernodal_solve.hpp"
 #include "util/error.hpp"
+#include "util/free_memory.hpp"
 #include "util/run_parts.hpp"
 
 namespace mesh2dsp {
@@ -158,26 +159,8 @@ class DynamicOpenMpTeams {
 
 // CHOLMOD's large arrays (the factor's values: 430 MB for a statue scan, 3.2 GB for a bell)
 // have their pages faulted in on every core as soon as they are allocated: the factorization
-// then writes them one supernode at a time from one thread, and on this kind of virtual machine
-// a first touch costs 1.4-1.6 s/GB on one core, 0.6-0.8 s/GB on two. The pages are written
-// (with zero, or what calloc left there) so that each is really there, not the shared zero page.
-// Own threads, not run_parts: CHOLMOD also allocates inside run_parts' workers (the orderings).
-constexpr std::size_t kPrefaultFromBytes = std::size_t{64} << 20;
-
-void fault_in_on_every_core(void* memory, std::size_t bytes) {
-  if (!memory || bytes < kPrefaultFromBytes) return;
-  constexpr std::size_t kPage = 4096;
-  const std::size_t parts = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
-  auto touch = [&](std::size_t part) {
-    volatile char* p = static_cast<char*>(memory);
-    for (std::size_t at = bytes * part / parts / kPage * kPage; at < bytes * (part + 1) / parts; at += kPage) p[at] = 0;
-  };
-  std::vector<std::thread> helpers;
-  for (std::size_t part = 1; part < parts; ++part) helpers.emplace_back(touch, part);
-  touch(0);
-  for (auto& t : helpers) t.join();
-}
-
+// then writes them one supernode at a time from one thread (fault_in_on_every_core). Through
+// SuiteSparse's allocator hooks, installed once.
 void* cholmod_malloc_faulted_in(std::size_t bytes) {
   void* memory = std::malloc(bytes);
   fault_in_on_every_core(memory, bytes);

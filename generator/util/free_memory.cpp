@@ -3,7 +3,10 @@
 #include <dlfcn.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <thread>
+#include <vector>
 
 namespace mesh2dsp {
 
@@ -18,6 +21,20 @@ void return_free_memory_to_system() {
 #ifdef __GLIBC__
   malloc_trim(0);
 #endif
+}
+
+void fault_in_on_every_core(void* memory, std::size_t bytes, std::size_t from_bytes) {
+  if (!memory || bytes < from_bytes) return;
+  constexpr std::size_t kPage = 4096;
+  const std::size_t parts = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
+  auto touch = [&](std::size_t part) {
+    volatile char* p = static_cast<char*>(memory);
+    for (std::size_t at = bytes * part / parts / kPage * kPage; at < bytes * (part + 1) / parts; at += kPage) p[at] = 0;
+  };
+  std::vector<std::thread> helpers;
+  for (std::size_t part = 1; part < parts; ++part) helpers.emplace_back(touch, part);
+  touch(0);
+  for (auto& t : helpers) t.join();
 }
 
 }  // namespace mesh2dsp
