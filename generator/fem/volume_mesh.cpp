@@ -649,8 +649,12 @@ TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options
   // tried to improve every cell, 1.8 s of the statue's 4.4 s of meshing, for nothing the modes
   // see. Spot's 50 modes against their converged reference, worst: 0.93 % with no bound,
   // 1.03 % at 10°, 0.98 % at 15°, 0.93 % at 25° (the statue's 0.39 % throughout).
+  // No time limit (0): given none, make_mesh_3 stops exudation after as long as the refinement
+  // took, so a loaded machine could stop it elsewhere and make another mesh of the same input
+  // (a test meshing a sphere twice got two meshes once, under a parallel test run).
   constexpr double kExudeBelowDegrees = 25.0;
-  const auto exude = CGAL::parameters::exude(CGAL::parameters::sliver_bound = kExudeBelowDegrees);
+  const auto exude = CGAL::parameters::exude(CGAL::parameters::sliver_bound = kExudeBelowDegrees,
+                                             CGAL::parameters::time_limit = 0);
   // Delaunay refinement alone may leave two parts of the boundary touching at a vertex or an
   // edge; the excitation normals and the surface data need a 2-manifold, made afterwards
   // (cells_pinching_the_boundary) rather than by Mesh_3's manifold criterion.
