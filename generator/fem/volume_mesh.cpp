@@ -55,6 +55,10 @@ using CreaseTree =
 
 Eigen::Vector3d to_eigen(const Point& p) { return {p.x(), p.y(), p.z()}; }
 
+// The background grid's cell, per element edge of a thick part: finer cells reach fewer walls
+// but cost a query pair each.
+constexpr double kThicknessGridCellPerEdge = 0.5;
+
 // The local thickness of the input at any point: that of the nearest input face (the mean of
 // its vertices'). Mesh_3 asks for sizes at points inside the body too; the nearest face's wall
 // is the wall the point lies in. (The nearest vertex instead, from a k-d tree, was faster but
@@ -67,10 +71,6 @@ Eigen::Vector3d to_eigen(const Point& p) { return {p.x(), p.y(), p.z()}; }
 // in a cell whose centre lies d from the input, the nearest face lies within d + the cell's
 // diagonal of the centre, so if no face that sizes as a wall lies that close, the nearest face
 // sizes as a thick part, and every size asked is what it is at INFINITY, exactly.
-// The background grid's cell, per element edge of a thick part: finer cells reach fewer walls
-// but cost a query pair each.
-constexpr double kThicknessGridCellPerEdge = 0.5;
-
 class ThicknessField {
  public:
   ThicknessField(const Polyhedron& mesh, Eigen::VectorXd vertex_thickness_m,

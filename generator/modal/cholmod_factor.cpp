@@ -144,8 +144,8 @@ std::vector<int> node_blocked_ordering(const SparseMatrix& lower, cholmod_common
 // factorization, whatever the machine has, and opens one for many of its supernodes: on 2 cores,
 // with OpenBLAS's own worker beside them, five threads took turns (a third of the bell's
 // factorization in the scheduler). With dynamic teams libgomp gives a team no more threads than
-// there are idle cores. For the scope of one CHOLMOD call; the caller's setting comes back.
-// Sword scan, factorization 7.6 -> 4.9 s.
+// the load average leaves cores for. For the scope of one CHOLMOD call; the caller's setting
+// comes back. Sword scan, factorization 6.93/6.78 -> 4.57/5.06 s in alternating runs.
 class DynamicOpenMpTeams {
  public:
   DynamicOpenMpTeams() : previous_(omp_get_dynamic()) { omp_set_dynamic(1); }
