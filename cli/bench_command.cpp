@@ -45,6 +45,7 @@ struct BenchSettings {
   std::string solver = "default";
   std::string radiation = "obrien";
   double scale = 1;  // --scale / --units
+  double element_scale = 1;
 };
 
 json run_case(const BenchCase& c, const BenchSettings& settings) {
@@ -56,6 +57,7 @@ json run_case(const BenchCase& c, const BenchSettings& settings) {
   o.modes = settings.modes;
   o.scale = settings.scale;
   o.element_order = c.order;
+  o.element_scale = settings.element_scale;
   o.max_tet_volume_m3 = c.max_tet_volume_m3;
   o.excite = "auto:1";
   AnalysisReport report;
@@ -173,6 +175,10 @@ void register_bench_command(CLI::App& app) {
   cmd->add_option("--modes", o->settings.modes, "modes per case")->capture_default_str();
   cmd->add_option("--material", o->settings.material, "material preset")->capture_default_str();
   add_scale_options(*cmd, o->settings.scale);
+  cmd->add_option("--element-scale", o->settings.element_scale,
+                  "the sizing rules' element edge times this, in every case")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--json", o->json_out, "write all numbers to this JSON file");
   add_solver_option(*cmd, o->settings.solver);
   cmd->add_option("--radiation", o->settings.radiation,

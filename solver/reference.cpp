@@ -61,7 +61,8 @@ ReferenceResult render_reference(const TetMesh& tets, const FemMesh& fem, const 
     throw Error(fmt::format("--dt must be positive (got {} s)", *s.dt_s));
   if (!(s.fmax_hz > 0)) throw Error("--fmax must be positive");
   if (s.listeners_m.empty()) throw Error("no listener");
-  if (s.nonlinear && fem.order != 1 && fem.order != 2) throw Error("unsupported element order");
+  if (s.nonlinear && fem.order != 1 && fem.order != 2)
+    throw Error(fmt::format("the nonlinear time loop takes elements of order 1 or 2 (got {})", fem.order));
 
   ReferenceResult result;
   const auto setup_start = Clock::now();

@@ -187,8 +187,10 @@ std::optional<double> coarse_pass_sizing_hz(const TetMeshSource& source, const A
       const TetMesh tets = source(coarse, nullptr);
       ModalAnalysisRequest frequencies = request;
       frequencies.frequencies_only = true;
+      // Cubic elements on the coarse mesh cost more than the estimate is worth (a bell's coarse
+      // pass: 17 s in P3); the margins above were measured with quadratic ones.
       const ModalAnalysisResult found =
-          analyze_modes(make_fem_mesh(tets, o.element_order), material, frequencies);
+          analyze_modes(make_fem_mesh(tets, std::min(o.element_order, 2)), material, frequencies);
       const double highest_hz = std::sqrt(found.eigenvalues.maxCoeff()) / (2 * M_PI);
       // The sizing's own edge there: it is the third of the shear wavelength exactly when that
       // is at most a quarter of the thickness (the through-thickness bound is at least half).

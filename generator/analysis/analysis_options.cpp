@@ -27,8 +27,9 @@ void check_one_of(const std::string& option, const std::string& value, std::init
 
 void check_analysis_options(const AnalysisOptions& o) {
   // What the command line's validators check, for callers that fill the struct themselves.
-  if (o.element_order != 1 && o.element_order != 2)
-    throw Error(fmt::format("--element-order: {} is not 1 (linear) or 2 (quadratic)", o.element_order));
+  if (o.element_order < 1 || o.element_order > 3)
+    throw Error(fmt::format("--element-order: {} is not 1 (linear), 2 (quadratic) or 3 (cubic)",
+                            o.element_order));
   check_one_of("--resolution", o.resolution, {"modes", "band"});
   check_one_of("--normalize", o.normalize, {"physical", "per-point"});
   check_one_of("--solver", o.solver, {"default", "slepc"});

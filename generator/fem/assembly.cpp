@@ -182,10 +182,16 @@ FemMatrices assemble_fem_matrices(const FemMesh& mesh, const Material& material)
                           p1_element_matrices(x, lambda, mu, rho, ke, me);
                         },
                         k, m);
-  else
+  else if (mesh.order == 2)
     scatter_elements<10>(mesh, order, pattern,
                          [&](const P2Nodes& x, auto& ke, auto& me) {
                            p2_element_matrices(x, lambda, mu, rho, ke, me);
+                         },
+                         k, m);
+  else
+    scatter_elements<20>(mesh, order, pattern,
+                         [&](const P3Nodes& x, auto& ke, auto& me) {
+                           p3_element_matrices(x, lambda, mu, rho, ke, me);
                          },
                          k, m);
   return out;

@@ -1,5 +1,6 @@
 #include "fem/elements.hpp"
 
+#include <Eigen/Eigenvalues>
 #include <Eigen/LU>
 
 #include <cmath>
@@ -223,6 +224,112 @@ double p2_min_jacobian_ratio(const P2Nodes& x) {
   }
   for (const auto& q : quadrature()) check(q.L);
   return worst;
+}
+
+namespace {
+
+// Gauss–Jacobi points and weights on [0, 1] for the weight (1 − u)^alpha, by Golub and Welsch's
+// eigenvalue method ("Calculation of Gauss quadrature rules", 1969) on the monic Jacobi
+// recurrence (weight (1 − t)^alpha on [−1, 1]).
+void gauss_jacobi(int n, double alpha, std::vector<double>& u, std::vector<double>& w) {
+  Eigen::MatrixXd jacobi = Eigen::MatrixXd::Zero(n, n);
+  const double b = 0;  // beta
+  for (int k = 0; k < n; ++k) {
+    const double s = 2 * k + alpha + b;
+    jacobi(k, k) = k == 0 ? (b - alpha) / (alpha + b + 2) : (b * b - alpha * alpha) / (s * (s + 2));
+    if (k + 1 < n) {
+      const double m = k + 1, t = 2 * m + alpha + b;
+      const double off = std::sqrt(4 * m * (m + alpha) * (m + b) * (m + alpha + b) /
+                                   (t * t * (t + 1) * (t - 1)));
+      jacobi(k, k + 1) = jacobi(k + 1, k) = off;
+    }
+  }
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(jacobi);
+  const double mu0 = std::pow(2.0, alpha + b + 1) / (alpha + b + 1);  // ∫(1 − t)^alpha dt, beta = 0
+  u.resize(n);
+  w.resize(n);
+  for (int k = 0; k < n; ++k) {
+    u[k] = 0.5 * (1 + eig.eigenvalues()[k]);
+    // ∫₀¹ f(u)(1 − u)^alpha du = 2^−(alpha+1) ∫ f (1 − t)^alpha dt
+    w[k] = mu0 * eig.eigenvectors()(0, k) * eig.eigenvectors()(0, k) / std::pow(2.0, alpha + 1);
+  }
+}
+
+// Stroud's conical product rule ("Approximate calculation of multiple integrals", 1971): the
+// collapsed map ξ = (u, v(1 − u), w(1 − u)(1 − v)) of the unit cube, whose Jacobian (1 − u)²(1 − v)
+// is taken into Gauss–Jacobi weights; n points an axis are exact to degree 2n − 1.
+std::vector<QuadraturePoint> conical_product(int n) {
+  std::vector<double> u, wu, v, wv, s, ws;
+  gauss_jacobi(n, 2, u, wu);
+  gauss_jacobi(n, 1, v, wv);
+  gauss_jacobi(n, 0, s, ws);
+  std::vector<QuadraturePoint> rule;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int k = 0; k < n; ++k) {
+        const double x1 = u[i], x2 = v[j] * (1 - u[i]), x3 = s[k] * (1 - u[i]) * (1 - v[j]);
+        rule.push_back({{1 - x1 - x2 - x3, x1, x2, x3}, 6 * wu[i] * wv[j] * ws[k]});
+      }
+  return rule;
+}
+
+const std::vector<QuadraturePoint>& degree7_rule() {
+  static const std::vector<QuadraturePoint> rule = conical_product(4);
+  return rule;
+}
+
+// The face of the tetrahedron opposite corner k, as its three corners.
+constexpr int kFaceCorners[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+
+}  // namespace
+
+void p3_shape(const double* L, Eigen::Matrix<double, 20, 1>& n, Eigen::Matrix<double, 20, 3>& dn) {
+  Eigen::Matrix<double, 20, 4> dL;  // ∂N/∂L_k, the L_k taken as independent
+  dL.setZero();
+  for (int a = 0; a < 4; ++a) {
+    const double l = L[a];
+    n[a] = 0.5 * l * (3 * l - 1) * (3 * l - 2);
+    dL(a, a) = 0.5 * (27 * l * l - 18 * l + 2);
+  }
+  for (int e = 0; e < 6; ++e)
+    for (int side = 0; side < 2; ++side) {
+      // The node a third of the way from corner i toward corner j: 9/2 LᵢLⱼ(3Lᵢ − 1).
+      const int i = kTetEdges[e][side], j = kTetEdges[e][1 - side], node = 4 + 2 * e + side;
+      n[node] = 4.5 * L[i] * L[j] * (3 * L[i] - 1);
+      dL(node, i) = 4.5 * L[j] * (6 * L[i] - 1);
+      dL(node, j) = 4.5 * L[i] * (3 * L[i] - 1);
+    }
+  for (int k = 0; k < 4; ++k) {
+    const int p = kFaceCorners[k][0], q = kFaceCorners[k][1], r = kFaceCorners[k][2];
+    n[16 + k] = 27 * L[p] * L[q] * L[r];
+    dL(16 + k, p) = 27 * L[q] * L[r];
+    dL(16 + k, q) = 27 * L[p] * L[r];
+    dL(16 + k, r) = 27 * L[p] * L[q];
+  }
+  for (int k = 0; k < 3; ++k) dn.col(k) = dL.col(k + 1) - dL.col(0);
+}
+
+void p3_element_matrices(const P3Nodes& x, double lambda, double mu, double density,
+                         Eigen::Matrix<double, 60, 60>& stiffness,
+                         Eigen::Matrix<double, 60, 60>& mass) {
+  Eigen::Matrix<double, 20, 1> n;
+  Eigen::Matrix<double, 20, 3> dn;
+  IsotropicStiffness<20, kKeastPoints> k;
+  for (const auto& q : quadrature()) {
+    p3_shape(q.L, n, dn);
+    const Eigen::Matrix3d J = x.transpose() * dn;
+    k.add(dn * J.inverse(), q.weight * J.determinant() / 6.0);
+  }
+  k.finish(lambda, mu, stiffness);
+  // The mass needs more points than the stiffness: one point adds a rank-one term to it, and
+  // 14 of them would leave the 20 × 20 scalar mass singular.
+  Eigen::Matrix<double, 20, 20> scalar_mass = Eigen::Matrix<double, 20, 20>::Zero();
+  for (const auto& q : degree7_rule()) {
+    p3_shape(q.L, n, dn);
+    const double weight = q.weight * (x.transpose() * dn).determinant() / 6.0;
+    scalar_mass.noalias() += (density * weight) * n * n.transpose();
+  }
+  expand_scalar_mass<20>(scalar_mass, mass);
 }
 
 }  // namespace mesh2dsp

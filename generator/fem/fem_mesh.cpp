@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <unordered_map>
 #include <vector>
 
@@ -71,11 +72,82 @@ void curve_boundary_edges(const TetMesh& tets, const std::unordered_map<uint64_t
   fem.curved_edges = static_cast<int>(std::count(moved.begin(), moved.end(), 1));
 }
 
+// The cubic mesh on a quadratic one: every P3 node where the P2 element's map puts it, so a
+// curved boundary stays the same curve. Edge nodes are numbered by the edge (the one nearer
+// its lower-numbered corner first), face nodes after them.
+FemMesh cubic_on(const FemMesh& quadratic) {
+  FemMesh fem;
+  fem.order = 3;
+  fem.corner_count = quadratic.corner_count;
+  fem.curved_edges = quadratic.curved_edges;
+  const Eigen::Index count = quadratic.elements.rows();
+  fem.elements.resize(count, 20);
+  std::unordered_map<uint64_t, int> edge_first;  // edge → its first P3 node
+  edge_first.reserve(static_cast<std::size_t>(count) * 2);
+  std::vector<Eigen::RowVector3d> extra;
+  auto corner = [&](int v) { return Eigen::RowVector3d(quadratic.nodes.row(v)); };
+  for (Eigen::Index t = 0; t < count; ++t) {
+    for (int k = 0; k < 4; ++k) fem.elements(t, k) = quadratic.elements(t, k);
+    for (int e = 0; e < 6; ++e) {
+      const int a = quadratic.elements(t, kTetEdges[e][0]), b = quadratic.elements(t, kTetEdges[e][1]);
+      const int lo = std::min(a, b), hi = std::max(a, b);
+      auto [it, inserted] =
+          edge_first.try_emplace(edge_key(a, b), fem.corner_count + static_cast<int>(extra.size()));
+      if (inserted) {
+        // x(s) = lo(1 − s)(1 − 2s) + hi s(2s − 1) + mid 4s(1 − s), at s = 1/3 and 2/3.
+        const Eigen::RowVector3d mid = quadratic.nodes.row(quadratic.elements(t, 4 + e));
+        extra.push_back((2 * corner(lo) - corner(hi) + 8 * mid) / 9);
+        extra.push_back((2 * corner(hi) - corner(lo) + 8 * mid) / 9);
+      }
+      const int near_lo = it->second, near_hi = it->second + 1;
+      fem.elements(t, 4 + 2 * e) = a == lo ? near_lo : near_hi;
+      fem.elements(t, 5 + 2 * e) = a == lo ? near_hi : near_lo;
+    }
+  }
+  // Faces: every element's four, sorted by their corners, so each shared face gets one node.
+  struct FaceSlot {
+    std::array<int, 3> corners;
+    int slot;  // 4t + k: element t's face opposite its corner k
+    bool operator<(const FaceSlot& o) const { return corners < o.corners; }
+  };
+  std::vector<FaceSlot> faces(static_cast<std::size_t>(4 * count));
+  for (Eigen::Index t = 0; t < count; ++t)
+    for (int k = 0; k < 4; ++k) {
+      std::array<int, 3> c;
+      for (int j = 0, m = 0; j < 4; ++j)
+        if (j != k) c[m++] = quadratic.elements(t, j);
+      std::sort(c.begin(), c.end());
+      faces[static_cast<std::size_t>(4 * t + k)] = {c, static_cast<int>(4 * t + k)};
+    }
+  std::sort(faces.begin(), faces.end());
+  for (std::size_t f = 0; f < faces.size(); ++f) {
+    const int t = faces[f].slot / 4, k = faces[f].slot % 4;
+    if (f == 0 || faces[f].corners != faces[f - 1].corners) {
+      // The P2 map at the face's centre: −(a + b + c)/9 + 4(m_ab + m_bc + m_ca)/9.
+      Eigen::RowVector3d x = Eigen::RowVector3d::Zero();
+      for (int e = 0; e < 6; ++e) {
+        const int i = kTetEdges[e][0], j = kTetEdges[e][1];
+        if (i != k && j != k) x += 4.0 / 9 * quadratic.nodes.row(quadratic.elements(t, 4 + e));
+      }
+      for (int j = 0; j < 4; ++j)
+        if (j != k) x -= corner(quadratic.elements(t, j)) / 9;
+      extra.push_back(x);
+    }
+    fem.elements(t, 16 + k) = fem.corner_count + static_cast<int>(extra.size()) - 1;
+  }
+  fem.nodes.resize(fem.corner_count + static_cast<Eigen::Index>(extra.size()), 3);
+  fem.nodes.topRows(fem.corner_count) = quadratic.nodes.topRows(fem.corner_count);
+  for (std::size_t i = 0; i < extra.size(); ++i)
+    fem.nodes.row(fem.corner_count + static_cast<Eigen::Index>(i)) = extra[i];
+  return fem;
+}
+
 }  // namespace
 
 FemMesh make_fem_mesh(const TetMesh& tets, int order) {
-  if (order != 1 && order != 2)
-    throw Error(fmt::format("element order must be 1 or 2 (got {})", order));
+  if (order < 1 || order > 3)
+    throw Error(fmt::format("element order must be 1, 2 or 3 (got {})", order));
+  if (order == 3) return cubic_on(make_fem_mesh(tets, 2));
   FemMesh fem;
   fem.order = order;
   fem.corner_count = static_cast<int>(tets.vertices.rows());

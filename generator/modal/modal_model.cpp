@@ -422,8 +422,8 @@ ModalModel modal_model_from_json(const std::string& text, const std::string& ori
     model.mesh.scale = get_finite_or(mj, "scale", 1.0, w);
     if (model.mesh.vertices < 0 || model.mesh.tetrahedra < 0)
       throw Error(w + ": 'vertices' and 'tetrahedra' must be >= 0");
-    if (model.mesh.element_order != 1 && model.mesh.element_order != 2)
-      throw Error(fmt::format("{}: 'element_order' must be 1 or 2 (got {})", w,
+    if (model.mesh.element_order < 1 || model.mesh.element_order > 3)
+      throw Error(fmt::format("{}: 'element_order' must be 1, 2 or 3 (got {})", w,
                               model.mesh.element_order));
     if (!(model.mesh.scale > 0)) throw Error(w + ": 'scale' must be positive");
   }

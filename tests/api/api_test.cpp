@@ -68,8 +68,8 @@ TEST(LibraryApi, EmittedInstrumentRenderedInMemoryRingsAtTheFundamental) {
 
 TEST(LibraryApi, BadOptionsAreErrorsWithTheCliMessages) {
   AnalysisOptions o = bar_options();
-  o.element_order = 3;
-  EXPECT_EQ(test::error_of([&] { analyze(o); }), "--element-order: 3 is not 1 (linear) or 2 (quadratic)");
+  o.element_order = 4;
+  EXPECT_EQ(test::error_of([&] { analyze(o); }), "--element-order: 4 is not 1 (linear), 2 (quadratic) or 3 (cubic)");
   o = bar_options();
   o.normalize = "loud";
   EXPECT_NE(test::error_of([&] { analyze(o); }).find("--normalize"), std::string::npos);

@@ -263,7 +263,7 @@ TEST_F(Scratch, BadInputsFailCleanly) {
       {"modes " + bar + " --modes 0", "--modes"},
       {"modes " + bar + " --scale 0", "--scale"},
       {"modes " + bar + " --max-tet-volume -1", "--max-tet-volume"},
-      {"modes " + bar + " --element-order 3", "element-order"},
+      {"modes " + bar + " --element-order 4", "element-order"},
       {"modes " + bar + " --element-scale 0", "--element-scale"},
       {"modes " + bar + " --element-scale nan", ""},
       {"modes " + bar + " --boundary-distance 0", "--boundary-distance"},

@@ -260,6 +260,20 @@ TEST(VolumeMesh, CurvedBoundaryEdgesBringACoarseSphereBackToItsVolume) {
   const double curved_error = std::abs(ux.dot(M * ux) / exact - 1);
   EXPECT_GT(straight_error, 0.01);
   EXPECT_LT(curved_error, straight_error / 5) << "straight " << straight_error << ", curved " << curved_error;
+  // Cubic elements on the same tetrahedra keep the quadratic ones' curved boundary: the same
+  // volume to rounding (their map is the quadratic map), and a cubic field's mass is theirs too.
+  const FemMesh cubic = make_fem_mesh(mesh, 3);
+  EXPECT_EQ(cubic.curved_edges, fem.curved_edges);
+  const SparseMatrix M3 = symmetric_from_lower(assemble_fem_matrices(cubic, unit).mass);
+  Eigen::VectorXd ux3 = Eigen::VectorXd::Zero(M3.rows());
+  for (Eigen::Index i = 0; i < ux3.size(); i += 3) ux3(i) = 1;
+  EXPECT_NEAR(ux3.dot(M3 * ux3), ux.dot(M * ux), 1e-9 * exact);
+  // Rigid motions carry no energy in the curved cubic elements either.
+  const SparseMatrix K3 = symmetric_from_lower(assemble_fem_matrices(cubic, unit).stiffness);
+  Eigen::VectorXd spin = Eigen::VectorXd::Zero(K3.rows());
+  for (Eigen::Index n = 0; n < cubic.nodes.rows(); ++n)
+    spin.segment<3>(3 * n) = Eigen::Vector3d(0.3, -0.2, 1.0).cross(Eigen::Vector3d(cubic.nodes.row(n)));
+  EXPECT_LT((K3 * spin).norm(), 1e-9 * K3.norm() * spin.norm());
 }
 
 TEST(VolumeMesh, AThinShellMeshedWithElementsAsThickAsItsWallIsOneManifoldBody) {
