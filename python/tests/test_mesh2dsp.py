@@ -131,7 +131,7 @@ def test_errors_raise_with_the_clis_message(cli_args, call, tmp_path):
 
 def test_bad_arguments_raise_not_crash():
     with pytest.raises(mesh2dsp.Error, match="element-order"):
-        mesh2dsp.analyze(str(BOWL), element_order=3)
+        mesh2dsp.analyze(str(BOWL), element_order=4)
     with pytest.raises(mesh2dsp.Error, match="units"):
         mesh2dsp.analyze(str(BOWL), units="furlong")
     with pytest.raises(mesh2dsp.Error, match="face names vertex"):
