@@ -230,28 +230,26 @@ namespace {
 
 // Gauss–Jacobi points and weights on [0, 1] for the weight (1 − u)^alpha, by Golub and Welsch's
 // eigenvalue method ("Calculation of Gauss quadrature rules", 1969) on the monic Jacobi
-// recurrence (weight (1 − t)^alpha on [−1, 1]).
+// recurrence for the weight (1 − t)^alpha on [−1, 1] (beta = 0), then u = (1 + t)/2.
 void gauss_jacobi(int n, double alpha, std::vector<double>& u, std::vector<double>& w) {
   Eigen::MatrixXd jacobi = Eigen::MatrixXd::Zero(n, n);
-  const double b = 0;  // beta
   for (int k = 0; k < n; ++k) {
-    const double s = 2 * k + alpha + b;
-    jacobi(k, k) = k == 0 ? (b - alpha) / (alpha + b + 2) : (b * b - alpha * alpha) / (s * (s + 2));
+    const double s = 2 * k + alpha;
+    // −alpha²/(s(s + 2)), whose k = 0 limit is −alpha/(alpha + 2) (also for alpha = 0).
+    jacobi(k, k) = k == 0 ? -alpha / (alpha + 2) : -alpha * alpha / (s * (s + 2));
     if (k + 1 < n) {
-      const double m = k + 1, t = 2 * m + alpha + b;
-      const double off = std::sqrt(4 * m * (m + alpha) * (m + b) * (m + alpha + b) /
-                                   (t * t * (t + 1) * (t - 1)));
-      jacobi(k, k + 1) = jacobi(k + 1, k) = off;
+      const double m = k + 1, t = 2 * m + alpha;
+      jacobi(k, k + 1) = jacobi(k + 1, k) =
+          std::sqrt(4 * m * m * (m + alpha) * (m + alpha) / (t * t * (t + 1) * (t - 1)));
     }
   }
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(jacobi);
-  const double mu0 = std::pow(2.0, alpha + b + 1) / (alpha + b + 1);  // ∫(1 − t)^alpha dt, beta = 0
   u.resize(n);
   w.resize(n);
   for (int k = 0; k < n; ++k) {
     u[k] = 0.5 * (1 + eig.eigenvalues()[k]);
-    // ∫₀¹ f(u)(1 − u)^alpha du = 2^−(alpha+1) ∫ f (1 − t)^alpha dt
-    w[k] = mu0 * eig.eigenvectors()(0, k) * eig.eigenvectors()(0, k) / std::pow(2.0, alpha + 1);
+    // The weights sum to ∫₀¹ (1 − u)^alpha du = 1/(alpha + 1).
+    w[k] = eig.eigenvectors()(0, k) * eig.eigenvectors()(0, k) / (alpha + 1);
   }
 }
 

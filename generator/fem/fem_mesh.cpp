@@ -73,33 +73,28 @@ void curve_boundary_edges(const TetMesh& tets, const std::unordered_map<uint64_t
 }
 
 // The cubic mesh on a quadratic one: every P3 node where the P2 element's map puts it, so a
-// curved boundary stays the same curve. Edge nodes are numbered by the edge (the one nearer
-// its lower-numbered corner first), face nodes after them.
+// curved boundary stays the same curve. The P2 mesh's edge node c + i (c corners) becomes the
+// two P3 nodes c + 2i (nearer the edge's lower-numbered corner) and c + 2i + 1; face nodes follow.
 FemMesh cubic_on(const FemMesh& quadratic) {
   FemMesh fem;
   fem.order = 3;
   fem.corner_count = quadratic.corner_count;
   fem.curved_edges = quadratic.curved_edges;
+  const int c = quadratic.corner_count;
   const Eigen::Index count = quadratic.elements.rows();
   fem.elements.resize(count, 20);
-  std::unordered_map<uint64_t, int> edge_first;  // edge → its first P3 node
-  edge_first.reserve(static_cast<std::size_t>(count) * 2);
-  std::vector<Eigen::RowVector3d> extra;
+  std::vector<Eigen::RowVector3d> extra(2 * static_cast<std::size_t>(quadratic.nodes.rows() - c));
   auto corner = [&](int v) { return Eigen::RowVector3d(quadratic.nodes.row(v)); };
   for (Eigen::Index t = 0; t < count; ++t) {
     for (int k = 0; k < 4; ++k) fem.elements(t, k) = quadratic.elements(t, k);
     for (int e = 0; e < 6; ++e) {
       const int a = quadratic.elements(t, kTetEdges[e][0]), b = quadratic.elements(t, kTetEdges[e][1]);
-      const int lo = std::min(a, b), hi = std::max(a, b);
-      auto [it, inserted] =
-          edge_first.try_emplace(edge_key(a, b), fem.corner_count + static_cast<int>(extra.size()));
-      if (inserted) {
-        // x(s) = lo(1 − s)(1 − 2s) + hi s(2s − 1) + mid 4s(1 − s), at s = 1/3 and 2/3.
-        const Eigen::RowVector3d mid = quadratic.nodes.row(quadratic.elements(t, 4 + e));
-        extra.push_back((2 * corner(lo) - corner(hi) + 8 * mid) / 9);
-        extra.push_back((2 * corner(hi) - corner(lo) + 8 * mid) / 9);
-      }
-      const int near_lo = it->second, near_hi = it->second + 1;
+      const int lo = std::min(a, b), hi = std::max(a, b), mid = quadratic.elements(t, 4 + e);
+      const int near_lo = c + 2 * (mid - c), near_hi = near_lo + 1;
+      // x(s) = lo(1 − s)(1 − 2s) + hi s(2s − 1) + mid 4s(1 − s), at s = 1/3 and 2/3 (written
+      // again by each element on the edge, the same values).
+      extra[static_cast<std::size_t>(near_lo - c)] = (2 * corner(lo) - corner(hi) + 8 * corner(mid)) / 9;
+      extra[static_cast<std::size_t>(near_hi - c)] = (2 * corner(hi) - corner(lo) + 8 * corner(mid)) / 9;
       fem.elements(t, 4 + 2 * e) = a == lo ? near_lo : near_hi;
       fem.elements(t, 5 + 2 * e) = a == lo ? near_hi : near_lo;
     }
@@ -127,18 +122,17 @@ FemMesh cubic_on(const FemMesh& quadratic) {
       Eigen::RowVector3d x = Eigen::RowVector3d::Zero();
       for (int e = 0; e < 6; ++e) {
         const int i = kTetEdges[e][0], j = kTetEdges[e][1];
-        if (i != k && j != k) x += 4.0 / 9 * quadratic.nodes.row(quadratic.elements(t, 4 + e));
+        if (i != k && j != k) x += 4.0 / 9 * corner(quadratic.elements(t, 4 + e));
       }
       for (int j = 0; j < 4; ++j)
         if (j != k) x -= corner(quadratic.elements(t, j)) / 9;
       extra.push_back(x);
     }
-    fem.elements(t, 16 + k) = fem.corner_count + static_cast<int>(extra.size()) - 1;
+    fem.elements(t, 16 + k) = c + static_cast<int>(extra.size()) - 1;
   }
-  fem.nodes.resize(fem.corner_count + static_cast<Eigen::Index>(extra.size()), 3);
-  fem.nodes.topRows(fem.corner_count) = quadratic.nodes.topRows(fem.corner_count);
-  for (std::size_t i = 0; i < extra.size(); ++i)
-    fem.nodes.row(fem.corner_count + static_cast<Eigen::Index>(i)) = extra[i];
+  fem.nodes.resize(c + static_cast<Eigen::Index>(extra.size()), 3);
+  fem.nodes.topRows(c) = quadratic.nodes.topRows(c);
+  for (std::size_t i = 0; i < extra.size(); ++i) fem.nodes.row(c + static_cast<Eigen::Index>(i)) = extra[i];
   return fem;
 }
 
