@@ -53,8 +53,10 @@ void add_analysis_options(CLI::App& c, AnalysisOptions& o) {
   c.add_option("--modes", o.modes, "number of modes")->capture_default_str();
   c.add_option("--fmin", o.fmin_hz, "lowest frequency kept (Hz)")->capture_default_str();
   c.add_option("--fmax", o.fmax_hz, "highest frequency kept (Hz)")->capture_default_str();
-  c.add_option("--element-order", o.element_order, "1 (linear), 2 (quadratic) or 3 (cubic tetrahedra)")
-      ->capture_default_str()
+  c.add_option("--element-order", o.element_order,
+               "1 (linear), 2 (quadratic) or 3 (cubic tetrahedra); default: cubic for a walled body "
+               "meshed for the physics (a shell, a blade: its elements run longer than the wall is "
+               "thick), else quadratic")
       ->check(CLI::IsMember({1, 2, 3}));
   c.add_option("--max-tet-volume", o.max_tet_volume_m3, "largest tetrahedron volume (m^3)");
   c.add_option("--surface-edge", o.surface_edge_m,

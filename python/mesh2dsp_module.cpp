@@ -327,7 +327,7 @@ PYBIND11_MODULE(_mesh2dsp, m) {  // the compiled part of the package (mesh2dsp/_
   m.def(
       "analyze",
       [](const MeshArgument& mesh, std::optional<std::string> material, int modes, double fmin, double fmax,
-         int element_order, double scale, std::optional<std::string> units, bool repair,
+         std::optional<int> element_order, double scale, std::optional<std::string> units, bool repair,
          std::optional<double> max_tet_volume, std::optional<double> surface_edge, bool keep_surface,
          const std::string& resolution, const std::vector<std::string>& fix, const std::string& excite,
          const std::vector<Eigen::Vector3d>& listeners, const std::string& normalize, std::optional<std::string> name,
@@ -335,11 +335,12 @@ PYBIND11_MODULE(_mesh2dsp, m) {  // the compiled part of the package (mesh2dsp/_
          std::optional<double> poisson_ratio, std::optional<double> density, std::optional<double> rayleigh_mass,
          std::optional<double> rayleigh_stiffness) {
         const MaterialKeywords m{material, youngs_modulus, poisson_ratio, density, rayleigh_mass, rayleigh_stiffness};
-        return analyze_py(mesh, m, modes, fmin, fmax, element_order, scale, units, repair, max_tet_volume,
+        // None: the mesh's order (cubic for a walled body meshed for the physics, else quadratic).
+        return analyze_py(mesh, m, modes, fmin, fmax, element_order.value_or(0), scale, units, repair, max_tet_volume,
                           surface_edge, keep_surface, resolution, fix, excite, listeners, normalize, name,
                           max_memory, solver);
       },
-      "mesh"_a, "material"_a = py::none(), "modes"_a = 50, "fmin"_a = 20.0, "fmax"_a = 20000.0, "element_order"_a = 2,
+      "mesh"_a, "material"_a = py::none(), "modes"_a = 50, "fmin"_a = 20.0, "fmax"_a = 20000.0, "element_order"_a = py::none(),
       "scale"_a = 1.0, "units"_a = py::none(), "repair"_a = false, "max_tet_volume"_a = py::none(),
       "surface_edge"_a = py::none(), "keep_surface"_a = false, "resolution"_a = "modes",
       "fix"_a = std::vector<std::string>{}, "excite"_a = "auto:8", "listeners"_a = std::vector<Eigen::Vector3d>{},
@@ -374,13 +375,13 @@ PYBIND11_MODULE(_mesh2dsp, m) {  // the compiled part of the package (mesh2dsp/_
       [](const std::filesystem::path& mesh, std::optional<std::string> material, double duration,
          const std::string& strike, const std::vector<Eigen::Vector3d>& listeners, const std::string& force,
          double force_amplitude, int sample_rate, int oversampling, std::optional<double> dt, bool stereo,
-         double scale, int element_order, std::optional<double> max_tet_volume, const std::vector<std::string>& fix,
+         double scale, std::optional<int> element_order, std::optional<double> max_tet_volume, const std::vector<std::string>& fix,
          bool single_precision) {
         ReferenceJob job;
         MaterialKeywords{material}.apply_to(job.analysis);
         job.analysis.input = mesh.string();
         job.analysis.scale = scale;
-        job.analysis.element_order = element_order;
+        job.analysis.element_order = element_order.value_or(0);
         job.analysis.max_tet_volume_m3 = max_tet_volume;
         job.analysis.fix = fix;
         job.analysis.listeners = listener_texts(listeners);
@@ -405,7 +406,7 @@ PYBIND11_MODULE(_mesh2dsp, m) {  // the compiled part of the package (mesh2dsp/_
       "mesh"_a, "material"_a = py::none(), "duration"_a = 1.0, "strike"_a = "auto",
       "listeners"_a = std::vector<Eigen::Vector3d>{}, "force"_a = "cosine:0.0001", "force_amplitude"_a = 1.0,
       "sample_rate"_a = 48000, "oversampling"_a = 0, "dt"_a = py::none(), "stereo"_a = false, "scale"_a = 1.0,
-      "element_order"_a = 2, "max_tet_volume"_a = py::none(), "fix"_a = std::vector<std::string>{},
+      "element_order"_a = py::none(), "max_tet_volume"_a = py::none(), "fix"_a = std::vector<std::string>{},
       "single_precision"_a = true,
       "The reference render (`mesh2dsp reference`): the full FEM in time radiated to the listeners "
       "(default 0.5 m above the object): channels x frames float32, in O'Brien's eq. 10 units (Pa m).");

@@ -253,7 +253,7 @@ ValidationVerdict validate_model(const ValidateOptions& o) {
     const TetMesh tets = load_tet_mesh(o.analysis.input, material, mesh_options);
     std::vector<HalfSpace> fix;
     for (const auto& f : o.analysis.fix) fix.push_back(parse_half_space(f));
-    const FemMesh fem = make_fem_mesh(tets, o.analysis.element_order);
+    const FemMesh fem = make_fem_mesh(tets, element_order_for(o.analysis, tets));
     const std::vector<bool> clamped = fix.empty() ? std::vector<bool>{} : clamped_nodes(fem.nodes, fix);
     std::vector<bool> clamped_vertices;
     if (!clamped.empty()) clamped_vertices.assign(clamped.begin(), clamped.begin() + tets.vertices.rows());

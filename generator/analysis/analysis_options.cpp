@@ -27,7 +27,7 @@ void check_one_of(const std::string& option, const std::string& value, std::init
 
 void check_analysis_options(const AnalysisOptions& o) {
   // What the command line's validators check, for callers that fill the struct themselves.
-  if (o.element_order < 1 || o.element_order > 3)
+  if (o.element_order < 0 || o.element_order > 3)
     throw Error(fmt::format("--element-order: {} is not 1 (linear), 2 (quadratic) or 3 (cubic)",
                             o.element_order));
   check_one_of("--resolution", o.resolution, {"modes", "band"});
@@ -35,6 +35,11 @@ void check_analysis_options(const AnalysisOptions& o) {
   check_one_of("--solver", o.solver, {"default", "slepc"});
   check_one_of("--radiation", o.radiation, {"obrien", "bem"});
   if (!(o.max_memory_bytes >= 0)) throw Error("--max-memory must not be negative");
+}
+
+int element_order_for(const AnalysisOptions& o, const TetMesh& tets) {
+  if (o.element_order != 0) return o.element_order;
+  return tets.element_order != 0 ? tets.element_order : 2;
 }
 
 MeshInputOptions mesh_input_options(const AnalysisOptions& o) {
@@ -46,6 +51,7 @@ MeshInputOptions mesh_input_options(const AnalysisOptions& o) {
   mesh.surface_edge_m = o.surface_edge_m;
   mesh.keep_surface = o.keep_surface;
   mesh.element_scale = o.element_scale;
+  mesh.element_order = o.element_order;
   mesh.boundary_distance_m = o.boundary_distance_m;
   return mesh;
 }

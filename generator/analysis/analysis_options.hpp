@@ -22,7 +22,9 @@ struct AnalysisOptions {
   bool repair = false;
   int modes = 50;
   double fmin_hz = 20, fmax_hz = 20000;
-  int element_order = 2;
+  // --element-order; 0: the mesh's (TetMesh::element_order: cubic for a walled body meshed
+  // for the physics), else quadratic.
+  int element_order = 0;
   std::optional<double> max_tet_volume_m3;
   std::optional<double> surface_edge_m;
   bool keep_surface = false;
@@ -48,6 +50,10 @@ void check_analysis_options(const AnalysisOptions& options);
 
 // How the mesh is read and tetrahedralized for these options (scale, repair, sizing, remeshing):
 // the analysis, the reference render and validate make the same tet mesh from the same options.
+// The element order of the analysis of `tets`: the one asked, else the one the mesh was made
+// for, else quadratic.
+int element_order_for(const AnalysisOptions& o, const TetMesh& tets);
+
 MeshInputOptions mesh_input_options(const AnalysisOptions& options);
 
 }  // namespace mesh2dsp

@@ -33,6 +33,10 @@ struct MeshInputOptions {
   // --boundary-distance: a volume meshed for the physics leaves the input by at most this (m),
   // instead of the bound the rules choose (mesh_input.cpp). For references of a tighter shape.
   std::optional<double> boundary_distance_m;
+  // The element order the mesh is for: with cubic elements (3), or when the order is left to
+  // the mesh (0), a walled body's skins are coarsened to the cubic rule's edge
+  // (cubic_wall_edge_length, edge_collapse.hpp) and the mesh says so (TetMesh::element_order).
+  int element_order = 0;
   bool repair = false;  // --repair: repair_surface() before the checks
   // Only the frequencies are wanted (the coarse pass): a volume meshed for the physics may
   // leave the input by a tenth of its element edge instead of the analysis's tight bound.

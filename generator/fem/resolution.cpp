@@ -37,6 +37,13 @@ double element_edge_length(const Material& m, double frequency_hz, double wall_m
   return std::min(shear_wavelength_m / 3.0, through_thickness_m);
 }
 
+double cubic_wall_edge_length(const Material& m, double frequency_hz, double wall_m) {
+  const double shear_wavelength_m = shear_wave_speed_m_s(m) / frequency_hz;
+  const double along_wall_m = std::max(kCubicEdgePerWall * wall_m, plate_bending_wavelength_m(m, wall_m, frequency_hz) /
+                                                                        kCubicEdgesPerBendingWavelength);
+  return std::min(shear_wavelength_m / 3.0, along_wall_m);
+}
+
 double default_edge_length(const SurfaceMesh& surface, const Material& m, double frequency_hz) {
   // 3V/A is 1.5 × the wall of a plate or shell.
   return element_edge_length(m, frequency_hz, 2.0 / 3.0 * thickness_measure(surface));

@@ -43,6 +43,18 @@ double default_edge_length(const SurfaceMesh& surface, const Material& material,
 // max(¾·wall, λ_b(wall)/14)).
 double element_edge_length(const Material& material, double frequency_hz, double wall_m);
 
+// The same for cubic elements in a body meshed as walls, whose skins are coarsened by edge
+// collapses (edge_collapse.hpp) to a layer of elements longer than the wall is thick:
+// min(λ_s/3, max(kCubicEdgePerWall·wall, λ_b(wall)/kCubicEdgesPerBendingWavelength)).
+// Measured on a free 0.2 m steel plate 5 mm thick, one layer of cubic elements, 30 modes
+// against a converged reference: at 20 mm in-plane (4 walls) worst 0.80 %, median 0.26 %; at
+// 10 mm worst 0.049 %. On a quad-scanned sword (4.5 mm blade), 50 modes against a P2
+// reference of 1.5 M DOF: 5 edges a wavelength gave 246 k DOF, worst 1.03 %, median 0.09 %;
+// 5.9 gave 264 k, 0.78 % and 0.09 %.
+inline constexpr double kCubicEdgePerWall = 1.5;
+inline constexpr double kCubicEdgesPerBendingWavelength = 6.0;
+double cubic_wall_edge_length(const Material& material, double frequency_hz, double wall_m);
+
 // The TetGen volume bound for that edge: the volume of a regular tetrahedron.
 double default_max_tet_volume(const SurfaceMesh& surface, const Material& material,
                               double frequency_hz);

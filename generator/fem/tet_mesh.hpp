@@ -23,6 +23,10 @@ struct TetMesh {
   Eigen::MatrixXi input_faces;
   // The highest frequency the mesh was sized to resolve, Hz (0: not known, a tet mesh file).
   double resolved_frequency_hz = 0;
+  // The element order the mesh was made for: 3 when a walled body's skins were coarsened for
+  // cubic elements (edge_collapse.hpp), whose elements are too long along the walls for
+  // quadratic ones; 0 when any order suits it.
+  int element_order = 0;
   // Points TetGen added on the surface to mesh sliver triangles (0 when it kept it as it was).
   int surface_steiner_points = 0;
 };

@@ -29,6 +29,7 @@
 
 #include "fem/cgal_surface.hpp"
 #include "fem/disjoint_sets.hpp"
+#include "fem/edge_collapse.hpp"
 #include "fem/elements.hpp"
 #include "fem/resolution.hpp"
 #include "util/error.hpp"
@@ -106,6 +107,10 @@ class ThicknessField {
     if (in_thick_region(p)) return last_thickness_m_ = INFINITY;
     return last_thickness_m_ = face_thickness_m(tree_.closest_point_and_primitive(p).second);
   }
+  // The wall of the nearest input face, even where the sizes do not depend on it.
+  double wall_at(const Point& p) const { return face_thickness_m(tree_.closest_point_and_primitive(p).second); }
+  // The input's faces.
+  const Tree& tree() const { return tree_; }
 
  private:
   enum CellState : std::uint8_t { kUnknown, kThick, kMixed };
@@ -510,6 +515,35 @@ std::vector<Segment> crease_segments(const SurfaceMesh& surface, const Eigen::Ve
     segments.emplace_back(point(a), point(b));
   return segments;
 }
+// A boundary coarsened by edge collapses stays within this fraction of the local wall of the
+// input (the sizes' own bound can be far looser where they do not depend on the wall: 6 % of a
+// thick part's element edge, which let a sword's grip and pommel lose 4 % of the volume).
+constexpr double kCollapsedBoundaryDistancePerWall = 0.05;
+
+// The cells after collapsing the edges shorter than wanted (collapse_short_edges), with the
+// element edge and the boundary's bound of the local thickness at each vertex.
+std::vector<Cell> coarsened_cells(const std::vector<Eigen::Vector3d>& points, std::vector<Cell> cells,
+                                  const ThicknessField& thickness, const VolumeMeshOptions& options) {
+  EdgeCollapseOptions c;
+  const auto n = static_cast<Eigen::Index>(points.size());
+  Eigen::MatrixXd vertices(n, 3);
+  c.target_edge_m.resize(n);
+  c.max_boundary_distance_m.resize(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const Eigen::Vector3d& p = points[static_cast<std::size_t>(i)];
+    vertices.row(i) = p.transpose();
+    const Point at(p.x(), p.y(), p.z());
+    const double wall_m = thickness.at(at);
+    c.target_edge_m[i] = options.edge_length_m(wall_m);
+    c.max_boundary_distance_m[i] =
+        std::min(options.max_boundary_distance_m(wall_m), kCollapsedBoundaryDistancePerWall * thickness.wall_at(at));
+  }
+  c.distance_to_input_m = [&](const Eigen::Vector3d& p) {
+    return std::sqrt(CGAL::to_double(thickness.tree().squared_distance(Point(p.x(), p.y(), p.z()))));
+  };
+  return collapse_short_edges(vertices, std::move(cells), c);
+}
+
 }  // namespace
 
 Eigen::VectorXd local_thickness(const SurfaceMesh& surface) {
@@ -639,8 +673,12 @@ TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options
                                    ? crease_segments(surface, vertex_thickness_m, options)
                                    : std::vector<Segment>{});
   const BoundaryDistanceField facet_distance(thickness, creases, options);
+  // The facets' smallest angle: 25°, or 15° where the edges are collapsed afterwards (the
+  // facets' shape is then the collapse's): a bell's refinement 3.9 -> 3.0 s, its modes within
+  // 0.6 % of the reference either way.
+  const double facet_angle_deg = options.collapse_short_edges ? 15.0 : 25.0;
   auto criteria = [&](double radius_edge_bound) {
-    return Criteria(Criteria::Facet_criteria(25.0, facet_radius, facet_distance, CGAL::FACET_VERTICES_ON_SURFACE),
+    return Criteria(Criteria::Facet_criteria(facet_angle_deg, facet_radius, facet_distance, CGAL::FACET_VERTICES_ON_SURFACE),
                     Criteria::Cell_criteria(radius_edge_bound, cell_radius));
   };
   // Exudation removes the slivers Delaunay refinement leaves (cow scan: worst quality 5e-4 ->
@@ -709,6 +747,7 @@ TetMesh mesh_volume(const SurfaceMesh& surface, const VolumeMeshOptions& options
     }
     cells.push_back(c);
   }
+  if (options.collapse_short_edges) cells = coarsened_cells(points, std::move(cells), thickness, options);
   return tet_mesh_with_clean_boundary(points, std::move(cells), surface);
 }
 

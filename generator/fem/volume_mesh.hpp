@@ -45,6 +45,9 @@ struct VolumeMeshOptions {
   // boundary that cuts the corner fills it in and stiffens what bends there; empty:
   // max_boundary_distance_m.
   std::function<double(double thickness_m)> max_crease_boundary_distance_m;
+  // After refinement, collapse the edges much shorter than edge_length_m (edge_collapse.hpp):
+  // for cubic elements in a walled body, whose skins need no sampling at the wall's scale.
+  bool collapse_short_edges = false;
   // local_thickness(surface), when the caller has it already; computed when empty.
   Eigen::VectorXd vertex_thickness_m;
   // The bound on each cell's circumradius over its shortest edge (Delaunay refinement is

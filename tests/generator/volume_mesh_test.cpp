@@ -18,6 +18,7 @@
 #include "fem/mesh_input.hpp"
 #include "fem/surface_mesh.hpp"
 #include "fem/volume_mesh.hpp"
+#include "modal/modal_analysis.hpp"
 #include "modal/modal_model.hpp"
 #include "test_meshes.hpp"
 
@@ -289,6 +290,36 @@ TEST(VolumeMesh, AThinShellMeshedWithElementsAsThickAsItsWallIsOneManifoldBody) 
   EXPECT_EQ(count_connected_bodies(mesh.tets, mesh.vertices.rows()), 1);
   const double exact = 4.0 / 3.0 * M_PI * (r * r * r - std::pow(r - wall, 3));
   EXPECT_NEAR(total_volume(mesh), exact, 0.15 * exact);
+}
+
+TEST(VolumeMesh, AThinPlatesSkinsCollapseToLongerCubicElementsWithTheSameModes) {
+  // A free steel plate 0.12 × 0.06 m, 5 mm thick, triangulated as CAD exports are (fans of
+  // slivers), refined for a 20 mm edge (which the wall floors at about one cell through it),
+  // then its skins collapsed toward 20 mm (edge_collapse.hpp): under half as many elements, one
+  // manifold body, its boundary vertices still on the input, and its cubic modes those of the
+  // uncollapsed mesh's.
+  const SurfaceMesh plate = checked(test::sliver_box(0.12, 0.06, 0.005, 24));
+  const TetMesh fine = mesh_volume(plate, uniform(0.02, 0.0002));
+  VolumeMeshOptions collapsed = uniform(0.02, 0.0002);
+  collapsed.collapse_short_edges = true;
+  const TetMesh coarse = mesh_volume(plate, collapsed);
+  EXPECT_LT(coarse.tets.rows(), fine.tets.rows() / 2);
+  EXPECT_EQ(count_connected_bodies(coarse.tets, coarse.vertices.rows()), 1);
+  SurfaceMesh boundary{coarse.vertices.topRows(coarse.surface_vertex_count), coarse.surface_faces};
+  EXPECT_NO_THROW(check_and_orient_surface(boundary));
+  const Eigen::MatrixXd on_input = nearest_surface_points(plate, boundary.vertices);
+  EXPECT_LT((on_input - boundary.vertices).rowwise().norm().maxCoeff(), 1e-6);
+  EXPECT_NEAR(total_volume(coarse), total_volume(fine), 0.01 * total_volume(fine));
+
+  ModalAnalysisRequest request;
+  request.modes = 8;
+  request.fmax_hz = 1e5;
+  request.frequencies_only = true;
+  const Material steel = find_material_preset("steel");
+  const Eigen::VectorXd uncollapsed = analyze_modes(make_fem_mesh(fine, 3), steel, request).eigenvalues.cwiseSqrt();
+  const Eigen::VectorXd cubic = analyze_modes(make_fem_mesh(coarse, 3), steel, request).eigenvalues.cwiseSqrt();
+  ASSERT_EQ(cubic.size(), uncollapsed.size());
+  for (Eigen::Index k = 0; k < cubic.size(); ++k) EXPECT_NEAR(cubic[k] / uncollapsed[k], 1.0, 0.01) << "mode " << k;
 }
 
 TEST(VolumeMesh, OnlyTheRingWhereANeckMeetsItsBaseIsAReentrantCrease) {
