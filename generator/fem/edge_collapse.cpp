@@ -148,17 +148,15 @@ class CollapsibleMesh {
   }
   bool on_boundary(int v) const { return !live_faces(v).empty(); }
 
-  std::vector<int> live_cells(int v) const {
+  std::vector<int> live_cells(int v) const { return live_at(v, vertex_cells_[v], cells_, cell_alive_); }
+  std::vector<int> live_faces(int v) const { return live_at(v, vertex_faces_[v], faces_, face_alive_); }
+  // The simplices of `listed` still alive and still at v (the lists keep what moved away).
+  template <class Simplex>
+  static std::vector<int> live_at(int v, const std::vector<int>& listed, const std::vector<Simplex>& simplices,
+                                  const std::vector<char>& alive) {
     std::vector<int> out;
-    for (int c : vertex_cells_[v])
-      if (cell_alive_[c] && std::find(cells_[c].begin(), cells_[c].end(), v) != cells_[c].end()) out.push_back(c);
-    sort_unique(out);
-    return out;
-  }
-  std::vector<int> live_faces(int v) const {
-    std::vector<int> out;
-    for (int f : vertex_faces_[v])
-      if (face_alive_[f] && std::find(faces_[f].begin(), faces_[f].end(), v) != faces_[f].end()) out.push_back(f);
+    for (int id : listed)
+      if (alive[id] && holds(simplices[id], v)) out.push_back(id);
     sort_unique(out);
     return out;
   }
@@ -299,27 +297,27 @@ class CollapsibleMesh {
       for (int p : represented_points(a, faces_a)) moves.push_back({p, nearest_face(p, kept, a, b).first});
     for (int f : faces_a) face_points_[f].clear();
     for (const auto& [p, f] : moves) face_points_[f].push_back(p);
-    for (int c : live_cells(a)) {
-      if (holds(cells_[c], b)) {
-        cell_alive_[c] = 0;
-        continue;
-      }
-      for (int& v : cells_[c])
-        if (v == a) v = b;
-      vertex_cells_[b].push_back(c);
-    }
-    for (int f : live_faces(a)) {
-      if (holds(faces_[f], b)) {
-        face_alive_[f] = 0;
-        continue;
-      }
-      for (int& v : faces_[f])
-        if (v == a) v = b;
-      vertex_faces_[b].push_back(f);
-    }
+    move_corners(live_cells(a), cells_, cell_alive_, vertex_cells_[b], a, b);
+    move_corners(faces_a, faces_, face_alive_, vertex_faces_[b], a, b);
     vertex_alive_[a] = 0;
     vertex_cells_[a].clear();
     vertex_faces_[a].clear();
+  }
+
+  // Of the simplices `ids` (cells or faces) at a: those that hold b too are gone; in the others
+  // b takes a's place, and b's list gets them.
+  template <class Simplex>
+  static void move_corners(const std::vector<int>& ids, std::vector<Simplex>& simplices, std::vector<char>& alive,
+                           std::vector<int>& at_b, int a, int b) {
+    for (int id : ids) {
+      if (holds(simplices[id], b)) {
+        alive[id] = 0;
+        continue;
+      }
+      for (int& v : simplices[id])
+        if (v == a) v = b;
+      at_b.push_back(id);
+    }
   }
 
   const EdgeCollapseOptions& options_;

@@ -33,8 +33,8 @@ double volume_of(const Eigen::MatrixXd& v, const std::vector<std::array<int, 4>>
   return sum;
 }
 
-// Every interior face is shared by two cells, every boundary edge by two boundary faces.
-void expect_manifold(const std::vector<std::array<int, 4>>& cells) {
+// How many cells each face (sorted corners) belongs to.
+std::map<std::array<int, 3>, int> face_counts(const std::vector<std::array<int, 4>>& cells) {
   std::map<std::array<int, 3>, int> face_count;
   for (const auto& c : cells)
     for (int skip = 0; skip < 4; ++skip) {
@@ -44,6 +44,12 @@ void expect_manifold(const std::vector<std::array<int, 4>>& cells) {
       std::sort(f.begin(), f.end());
       ++face_count[f];
     }
+  return face_count;
+}
+
+// Every interior face is shared by two cells, every boundary edge by two boundary faces.
+void expect_manifold(const std::vector<std::array<int, 4>>& cells) {
+  const std::map<std::array<int, 3>, int> face_count = face_counts(cells);
   std::map<std::pair<int, int>, int> boundary_edge_count;
   for (const auto& [f, n] : face_count) {
     ASSERT_LE(n, 2);
@@ -131,17 +137,8 @@ TEST(EdgeCollapse, ABoundaryThatWouldLeaveTheInputKeepsItsVertices) {
   const auto cells = collapse_short_edges(plate.vertices, cells_of(plate), o);
   expect_manifold(cells);
   // Every face of the top skin has its centre within the bound of the bumped skin.
-  std::map<std::array<int, 3>, int> face_count;
-  for (const auto& c : cells)
-    for (int skip = 0; skip < 4; ++skip) {
-      std::array<int, 3> f;
-      for (int k = 0, j = 0; k < 4; ++k)
-        if (k != skip) f[j++] = c[k];
-      std::sort(f.begin(), f.end());
-      ++face_count[f];
-    }
   double farthest_m = 0;
-  for (const auto& [f, n] : face_count) {
+  for (const auto& [f, n] : face_counts(cells)) {
     const bool on_top = bulged(f[0], 2) > 0.004 && bulged(f[1], 2) > 0.004 && bulged(f[2], 2) > 0.004;
     if (n == 1 && on_top) {
       const Eigen::Vector3d centre = (bulged.row(f[0]) + bulged.row(f[1]) + bulged.row(f[2])).transpose() / 3;
