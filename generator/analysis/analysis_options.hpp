@@ -48,12 +48,12 @@ Material resolve_material(const AnalysisOptions& options);
 // --solver): analyze() calls it, so a program that fills the struct gets the CLI's messages.
 void check_analysis_options(const AnalysisOptions& options);
 
-// How the mesh is read and tetrahedralized for these options (scale, repair, sizing, remeshing):
-// the analysis, the reference render and validate make the same tet mesh from the same options.
 // The element order of the analysis of `tets`: the one asked, else the one the mesh was made
 // for, else quadratic.
 int element_order_for(const AnalysisOptions& o, const TetMesh& tets);
 
+// How the mesh is read and tetrahedralized for these options (scale, repair, sizing, remeshing):
+// the analysis, the reference render and validate make the same tet mesh from the same options.
 MeshInputOptions mesh_input_options(const AnalysisOptions& options);
 
 }  // namespace mesh2dsp

@@ -30,18 +30,23 @@ double plate_bending_wavelength_m(const Material& m, double thickness_m, double 
   return std::sqrt(2 * M_PI * c_pl * thickness_m / (std::sqrt(12.0) * frequency_hz));
 }
 
-double element_edge_length(const Material& m, double frequency_hz, double wall_m) {
+namespace {
+// min(λ_s/3, max(walls·wall, λ_b(wall)/edges_per_bending_wavelength)): the two rules' shape.
+double wall_edge_length(const Material& m, double frequency_hz, double wall_m, double walls,
+                        double edges_per_bending_wavelength) {
   const double shear_wavelength_m = shear_wave_speed_m_s(m) / frequency_hz;
   const double through_thickness_m =
-      std::max(0.75 * wall_m, plate_bending_wavelength_m(m, wall_m, frequency_hz) / 14.0);
+      std::max(walls * wall_m, plate_bending_wavelength_m(m, wall_m, frequency_hz) / edges_per_bending_wavelength);
   return std::min(shear_wavelength_m / 3.0, through_thickness_m);
+}
+}  // namespace
+
+double element_edge_length(const Material& m, double frequency_hz, double wall_m) {
+  return wall_edge_length(m, frequency_hz, wall_m, 0.75, 14.0);
 }
 
 double cubic_wall_edge_length(const Material& m, double frequency_hz, double wall_m) {
-  const double shear_wavelength_m = shear_wave_speed_m_s(m) / frequency_hz;
-  const double along_wall_m = std::max(kCubicEdgePerWall * wall_m, plate_bending_wavelength_m(m, wall_m, frequency_hz) /
-                                                                        kCubicEdgesPerBendingWavelength);
-  return std::min(shear_wavelength_m / 3.0, along_wall_m);
+  return wall_edge_length(m, frequency_hz, wall_m, kCubicEdgePerWall, kCubicEdgesPerBendingWavelength);
 }
 
 double default_edge_length(const SurfaceMesh& surface, const Material& m, double frequency_hz) {
