@@ -166,12 +166,14 @@ TEST_F(HostsTest, JackConsoleProgramUnderADummyJackdIsStruckOverOscAndRecorded) 
   EXPECT_GT(peak, 0.05);
   EXPECT_EQ(before, 0.0) << "sound before the strike";
   EXPECT_GT(onset, 4800u);
-  ASSERT_LT(onset + 24000, wav.size()) << "the strike came too late to analyse";
-  // The modes that ring at least 0.5 s (440 Hz .. 6.1 kHz): this is a live recording, and on a
-  // loaded machine (the sanitizer stage, tests in parallel) one late cycle leaves a click in it
-  // that masks the 17 kHz mode (T60 0.2 s) over the 2.5 s analysed — once seen as a 17.3 kHz
-  // "peak". The offline hosts above check every mode.
-  expect_peaks_at(std::vector<float>(wav.begin() + onset, wav.end()), 1, 0, rate,
+  // The modes that ring at least 0.5 s (440 Hz .. 6.1 kHz), over the first 0.75 s after the
+  // strike: this is a live recording, and on a loaded machine (the sanitizer stage, tests in
+  // parallel) a late cycle leaves a click in it. Over a long window the Hann taper weights a
+  // short mode's ringing (6.1 kHz, T60 0.6 s) by a few percent while a click in the middle counts
+  // in full: the 17 kHz mode was once masked so, and the 6.1 kHz one once "peaked" at 5.99 kHz.
+  // In 0.75 s every checked mode is at its strongest. The offline hosts above check every mode.
+  ASSERT_LT(onset + 36000, wav.size()) << "the strike came too late to analyse";
+  expect_peaks_at(std::vector<float>(wav.begin() + onset, wav.begin() + onset + 36000), 1, 0, rate,
                   ringing_frequencies(kData / "testbar.modal.json", 0.5), 20000, "JACK console program");
 }
 
