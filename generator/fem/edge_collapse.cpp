@@ -190,18 +190,65 @@ class CollapsibleMesh {
     return l;
   }
 
+  // The checks run cheapest and most often failing first (the outcome does not depend on their
+  // order): the shape of the cells that stay, the turn of the boundary faces, the link
+  // condition, then the distances to the input (a closest-point query per face).
   bool can_collapse(int a, int b) const {
     const std::vector<int> cells_a = live_cells(a), faces_a = live_faces(a);
-    const std::vector<int> cells_b = live_cells(b), faces_b = live_faces(b);
-    const bool a_on_boundary = !faces_a.empty(), b_on_boundary = !faces_b.empty();
+    const bool a_on_boundary = !faces_a.empty();
     // A boundary vertex moves along the boundary only (an edge through the body would pull the
     // boundary in: across a wall, the wall would close).
-    bool boundary_edge = false;
-    for (int f : faces_a) boundary_edge = boundary_edge || holds(faces_[f], b);
-    if (a_on_boundary && !(b_on_boundary && boundary_edge)) return false;
+    if (a_on_boundary) {
+      bool boundary_edge = false;
+      for (int f : faces_a) boundary_edge = boundary_edge || holds(faces_[f], b);
+      if (!boundary_edge) return false;
+    }
 
-    // The link condition: Lk(a) ∩ Lk(b) = Lk(ab), vertices and edges.
-    const Link la = link_of(a, cells_a, faces_a), lb = link_of(b, cells_b, faces_b);
+    // The cells that stay, with b for a: well shaped, no edge too long.
+    const double max_dihedral_rad = options_.max_dihedral_deg * M_PI / 180;
+    for (int c : cells_a) {
+      if (holds(cells_[c], b)) continue;
+      Eigen::Matrix<double, 4, 3> corners;
+      for (int k = 0; k < 4; ++k) {
+        const int v = cells_[c][k] == a ? b : cells_[c][k];
+        corners.row(k) = point(v).transpose();
+        if (v != b && (point(v) - point(b)).norm() > options_.longest_new_edge * wanted_edge_m(v, b)) return false;
+      }
+      if (tet_quality(corners) < options_.min_quality) return false;
+      if (max_dihedral_angle_rad(corners.row(0), corners.row(1), corners.row(2), corners.row(3)) > max_dihedral_rad)
+        return false;
+    }
+
+    // The boundary faces that stay turn little.
+    const double cos_turn = std::cos(options_.max_normal_turn_deg * M_PI / 180);
+    std::vector<int> kept_faces;
+    for (int f : faces_a) {
+      if (holds(faces_[f], b)) continue;
+      kept_faces.push_back(f);
+      const Eigen::Vector3d n_old = normal(faces_[f]), n_new = normal(with(faces_[f], a, b));
+      if (n_new.dot(n_old) <= cos_turn * n_new.norm() * n_old.norm()) return false;
+    }
+
+    if (!link_condition_holds(a, b, cells_a, faces_a)) return false;
+
+    // Their centres lie near the input, and every boundary vertex collapsed so far into the faces
+    // that change (and a) near them: the boundary stays within the bound of every point of the
+    // input it was made of.
+    for (int f : kept_faces) {
+      const Triangle t = with(faces_[f], a, b);
+      const Eigen::Vector3d centre = (point(t[0]) + point(t[1]) + point(t[2])) / 3;
+      if (options_.distance_to_input_m(centre) > options_.max_boundary_distance_m[a]) return false;
+    }
+    if (!a_on_boundary) return true;
+    for (int p : represented_points(a, faces_a)) {
+      if (nearest_face(p, kept_faces, a, b).second > options_.max_boundary_distance_m[p]) return false;
+    }
+    return true;
+  }
+
+  // The link condition: Lk(a) ∩ Lk(b) = Lk(ab), vertices and edges.
+  bool link_condition_holds(int a, int b, const std::vector<int>& cells_a, const std::vector<int>& faces_a) const {
+    const Link la = link_of(a, cells_a, faces_a), lb = link_of(b, live_cells(b), live_faces(b));
     Link lab;
     for (int c : cells_a) {
       if (!holds(cells_[c], b)) continue;
@@ -222,43 +269,8 @@ class CollapsibleMesh {
     }
     sort_unique(lab.vertices);
     sort_unique(lab.edges);
-    if (!includes_all(lab.vertices, intersection(la.vertices, lb.vertices))) return false;
-    if (!includes_all(lab.edges, intersection(la.edges, lb.edges))) return false;
-
-    // The cells that stay, with b for a: well shaped, no edge too long.
-    const double max_dihedral_rad = options_.max_dihedral_deg * M_PI / 180;
-    for (int c : cells_a) {
-      if (holds(cells_[c], b)) continue;
-      Eigen::Matrix<double, 4, 3> corners;
-      for (int k = 0; k < 4; ++k) {
-        const int v = cells_[c][k] == a ? b : cells_[c][k];
-        corners.row(k) = point(v).transpose();
-        if (v != b && (point(v) - point(b)).norm() > options_.longest_new_edge * wanted_edge_m(v, b)) return false;
-      }
-      if (tet_quality(corners) < options_.min_quality) return false;
-      if (max_dihedral_angle_rad(corners.row(0), corners.row(1), corners.row(2), corners.row(3)) > max_dihedral_rad)
-        return false;
-    }
-
-    // The boundary faces that stay: turned little, their centres near the input, and every
-    // boundary vertex collapsed so far into the faces that change (and a) near them: the
-    // boundary stays within the bound of every point of the input it was made of.
-    if (!a_on_boundary) return true;
-    const double cos_turn = std::cos(options_.max_normal_turn_deg * M_PI / 180);
-    std::vector<int> kept_faces;
-    for (int f : faces_a) {
-      if (holds(faces_[f], b)) continue;
-      kept_faces.push_back(f);
-      const Triangle old_face = faces_[f], new_face = with(old_face, a, b);
-      const Eigen::Vector3d n_old = normal(old_face), n_new = normal(new_face);
-      if (n_new.dot(n_old) <= cos_turn * n_new.norm() * n_old.norm()) return false;
-      const Eigen::Vector3d centre = (point(new_face[0]) + point(new_face[1]) + point(new_face[2])) / 3;
-      if (options_.distance_to_input_m(centre) > options_.max_boundary_distance_m[a]) return false;
-    }
-    for (int p : represented_points(a, faces_a)) {
-      if (nearest_face(p, kept_faces, a, b).second > options_.max_boundary_distance_m[p]) return false;
-    }
-    return true;
+    return includes_all(lab.vertices, intersection(la.vertices, lb.vertices)) &&
+           includes_all(lab.edges, intersection(la.edges, lb.edges));
   }
 
   Triangle with(Triangle f, int a, int b) const {
