@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdint>
+#include <unordered_map>
 #include <utility>
 
 #include "fem/tet_mesh.hpp"
@@ -71,6 +73,7 @@ class CollapsibleMesh {
     vertex_cells_.resize(points_.size());
     vertex_faces_.resize(points_.size());
     vertex_alive_.assign(points_.size(), 1);
+    vertex_stamp_.assign(points_.size(), 0);
     for (std::size_t c = 0; c < cells_.size(); ++c)
       for (int v : cells_[c]) vertex_cells_[v].push_back(static_cast<int>(c));
     // Boundary faces: those of one cell only, oriented away from the cell's fourth corner.
@@ -125,7 +128,7 @@ class CollapsibleMesh {
       const bool first_inside = !on_boundary(e.first);
       const Pair tries[2] = {first_inside ? e : Pair{e.second, e.first}, first_inside ? Pair{e.second, e.first} : e};
       for (const Pair& t : tries)
-        if (can_collapse(t.first, t.second)) {
+        if (may_collapse(t.first, t.second)) {
           collapse(t.first, t.second);
           ++collapsed;
           break;
@@ -188,6 +191,19 @@ class CollapsibleMesh {
     sort_unique(l.vertices);
     sort_unique(l.edges);
     return l;
+  }
+
+  // can_collapse, remembered: a collapse refused is refused again while neither end's star has
+  // changed (the checks see only the cells and faces at a and b, and what a's faces stand for),
+  // so a later pass skips it. The bell's and the sword's collapses retried most of their edges
+  // in every pass.
+  bool may_collapse(int a, int b) {
+    const std::uint64_t key = static_cast<std::uint64_t>(a) * points_.size() + static_cast<std::uint64_t>(b);
+    const std::pair<std::uint32_t, std::uint32_t> stamps{vertex_stamp_[a], vertex_stamp_[b]};
+    if (const auto it = refused_.find(key); it != refused_.end() && it->second == stamps) return false;
+    if (can_collapse(a, b)) return true;
+    refused_[key] = stamps;
+    return false;
   }
 
   // The checks run cheapest and most often failing first (the outcome does not depend on their
@@ -299,6 +315,10 @@ class CollapsibleMesh {
   }
 
   void collapse(int a, int b) {
+    // Every vertex of a's star sees its star change.
+    const std::vector<int> cells_a = live_cells(a);
+    for (int c : cells_a)
+      for (int v : cells_[c]) ++vertex_stamp_[v];
     // The points a's faces stand for go to the nearest face that stays.
     const std::vector<int> faces_a = live_faces(a);
     std::vector<int> kept;
@@ -309,7 +329,7 @@ class CollapsibleMesh {
       for (int p : represented_points(a, faces_a)) moves.push_back({p, nearest_face(p, kept, a, b).first});
     for (int f : faces_a) face_points_[f].clear();
     for (const auto& [p, f] : moves) face_points_[f].push_back(p);
-    move_corners(live_cells(a), cells_, cell_alive_, vertex_cells_[b], a, b);
+    move_corners(cells_a, cells_, cell_alive_, vertex_cells_[b], a, b);
     move_corners(faces_a, faces_, face_alive_, vertex_faces_[b], a, b);
     vertex_alive_[a] = 0;
     vertex_cells_[a].clear();
@@ -341,6 +361,8 @@ class CollapsibleMesh {
   std::vector<std::vector<int>> face_points_;  // the boundary vertices collapsed into each face
   std::vector<std::vector<int>> vertex_cells_, vertex_faces_;
   std::vector<char> vertex_alive_;
+  std::vector<std::uint32_t> vertex_stamp_;  // bumped when the vertex's star changes
+  std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> refused_;  // (a, b): stamps then
 };
 
 }  // namespace
