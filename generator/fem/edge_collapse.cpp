@@ -246,6 +246,7 @@ class CollapsibleMesh {
     }
 
     if (!link_condition_holds(a, b, cells_a, faces_a)) return false;
+    if (!a_on_boundary) return true;
 
     // Their centres lie near the input, and every boundary vertex collapsed so far into the faces
     // that change (and a) near them: the boundary stays within the bound of every point of the
@@ -255,7 +256,6 @@ class CollapsibleMesh {
       const Eigen::Vector3d centre = (point(t[0]) + point(t[1]) + point(t[2])) / 3;
       if (options_.distance_to_input_m(centre) > options_.max_boundary_distance_m[a]) return false;
     }
-    if (!a_on_boundary) return true;
     for (int p : represented_points(a, faces_a)) {
       if (nearest_face(p, kept_faces, a, b).second > options_.max_boundary_distance_m[p]) return false;
     }

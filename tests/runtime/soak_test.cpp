@@ -56,21 +56,16 @@ const int g_backtrace_primed = [] {
   return backtrace(frames, 2);
 }();
 
-std::string fmt_hex(std::uintptr_t v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(v));
-  return text;
-}
-
 std::string first_audio_lock_trace() {
   std::string trace;
   for (int i = 0; i < g_first_audio_lock_depth.load(); ++i) {
     Dl_info info{};
     const char* name = dladdr(g_first_audio_lock_frames[i], &info) && info.dli_sname ? info.dli_sname : "?";
-    const char* object = info.dli_fname ? info.dli_fname : "?";
-    const auto offset = reinterpret_cast<std::uintptr_t>(g_first_audio_lock_frames[i]) -
-                        reinterpret_cast<std::uintptr_t>(info.dli_fbase);
-    trace += "  " + std::string(name) + " (" + object + " +0x" + fmt_hex(offset) + ")\n";
+    char line[512];
+    std::snprintf(line, sizeof line, "  %s (%s +0x%llx)\n", name, info.dli_fname ? info.dli_fname : "?",
+                  static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(g_first_audio_lock_frames[i]) -
+                                                  reinterpret_cast<std::uintptr_t>(info.dli_fbase)));
+    trace += line;
   }
   return trace;
 }
