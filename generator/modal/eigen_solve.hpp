@@ -28,7 +28,7 @@ struct EigenSolution {
 struct EigenSolveOptions {
   int count = 10;
   double shift = -1.0;  // σ < 0, rad²/s²
-  double tolerance = 1e-10;  // residual ‖Sφ − θφ‖_M relative to |θ|, θ = 1/(λ − σ)
+  double tolerance = 1e-8;  // residual ‖Sφ − θφ‖_M relative to |θ|, θ = 1/(λ − σ)
   int block_size = 8;
   int dense_below_dof = 1000;  // smaller problems: the dense solver (exact, all pairs at once)
   // For the memory and time estimate made before factorizing: the count the caller expects to

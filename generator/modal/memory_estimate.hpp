@@ -29,7 +29,7 @@ SolveEstimate estimate_eigen_solve(int dof, double nonzeros_lower, const FactorS
                                    int modes, int block_size);
 
 // The Lanczos basis size the block solver needs for `modes` eigenpairs (measured: 3-4 times
-// the count with blocks of 8 and a residual tolerance of 1e-10).
+// the count with blocks of 8 and a residual tolerance of 1e-8).
 int expected_basis_columns(int modes, int block_size, int dof);
 
 // MemAvailable from /proc/meminfo (what can be allocated without swapping); 0 when unknown.
