@@ -141,20 +141,31 @@ std::vector<int> node_blocked_ordering(const SparseMatrix& lower, cholmod_common
 }
 
 // Debian's CHOLMOD asks for teams of CHOLMOD_OMP_NUM_THREADS (4) in its supernodal
-// factorization, whatever the machine has, and opens one for many of its supernodes: on 2 cores,
-// with OpenBLAS's own worker beside them, five threads took turns (a third of the bell's
-// factorization in the scheduler). With dynamic teams libgomp gives a team no more threads than
-// the load average leaves cores for. For the scope of one CHOLMOD call; the caller's setting
-// comes back. Sword scan, factorization 6.93/6.78 -> 4.57/5.06 s in alternating runs.
-class DynamicOpenMpTeams {
+// factorization, whatever the machine has, around the copies and assembly of each supernode's
+// updates, while the BLAS it calls (OpenBLAS, its own threads) does the arithmetic on every core.
+// Its teams get one thread here: dynamic teams bound by an OpenMP thread count of one (the
+// num_threads(4) clause overrides the count alone, not the dynamic bound). Dynamic teams
+// bound only by the machine were tried before: libgomp bounds them by the cores less the
+// 15-minute load average, so an idle machine got teams of two beside OpenBLAS's two threads and
+// a busy one teams of one, and the factorization was 3x slower on the idle machine. Measured in
+// alternating runs, teams of two -> one: the bell (P3, 153 k DOF) 3.6/4.7 -> 1.2/1.3 s, the sword
+// (255 k DOF) 2.0/2.4 -> 1.0/0.9 s. For the scope of one CHOLMOD call; the caller's settings
+// come back.
+class SingleThreadOpenMpTeams {
  public:
-  DynamicOpenMpTeams() : previous_(omp_get_dynamic()) { omp_set_dynamic(1); }
-  ~DynamicOpenMpTeams() { omp_set_dynamic(previous_); }
-  DynamicOpenMpTeams(const DynamicOpenMpTeams&) = delete;
-  DynamicOpenMpTeams& operator=(const DynamicOpenMpTeams&) = delete;
+  SingleThreadOpenMpTeams() : previous_dynamic_(omp_get_dynamic()), previous_threads_(omp_get_max_threads()) {
+    omp_set_dynamic(1);
+    omp_set_num_threads(1);
+  }
+  ~SingleThreadOpenMpTeams() {
+    omp_set_num_threads(previous_threads_);
+    omp_set_dynamic(previous_dynamic_);
+  }
+  SingleThreadOpenMpTeams(const SingleThreadOpenMpTeams&) = delete;
+  SingleThreadOpenMpTeams& operator=(const SingleThreadOpenMpTeams&) = delete;
 
  private:
-  int previous_;
+  int previous_dynamic_, previous_threads_;
 };
 
 // CHOLMOD's large arrays (the factor's values: 430 MB for a statue scan, 3.2 GB for a bell)
@@ -241,7 +252,7 @@ void CholmodFactor::factorize(const SparseMatrix& lower) {
   auto& c = state_->common;
   last_cholmod_error.clear();
   cholmod_sparse a = view_lower(lower);
-  const DynamicOpenMpTeams teams;
+  const SingleThreadOpenMpTeams teams;
   const int ok = cholmod_factorize(&a, state_->factor, &c);
   if (!ok || c.status < CHOLMOD_OK) throw Error(describe_failure(c.status));
   if (c.status == CHOLMOD_NOT_POSDEF || state_->factor->minor < static_cast<size_t>(rows_))
