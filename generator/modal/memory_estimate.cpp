@@ -14,29 +14,31 @@ namespace mesh2dsp {
 namespace {
 
 // Rates measured on the 2-core development machine (bench --json, which records each term
-// beside what it predicts), on P2 solves of 50 modes: a scanned cow (93 573 DOF), a statue
-// (153 669), a CAD bracket (101 607), the bundled bell at 0.7 m (100 272), a trefoil tube
-// (54 729) and a sword blade (459 450), and the cow at 300 modes (125 928 DOF, 968 vectors).
-// Refitted 2026-12-02 after the block solves, the mass products and the reorthogonalisation's
-// small products were put on both cores (and huge pages were no longer asked for).
-// - Factorization (supernodal, every thread): 5.7e10 flop/s on large factors, plus 0.29 µs per
-//   stored entry of the matrix, which dominates below a few 1e10 flops.
-// - Triangular solves, block of 8, both cores: 2.33e10 flop/s at 4 flops per factor entry per
+// beside what it predicts), on solves of 50 modes: P2 on a scanned cow (93 573 DOF), a statue
+// (153 669), a CAD bracket (53 262), a trefoil tube (54 729) and a low-poly wheel (13 287); P3 on
+// a CAD bell (152 775) and a sword scan (254 997); the cow at 300 modes (125 928 DOF, 912
+// vectors). Refitted 2026-12-04 after CHOLMOD's own OpenMP teams were kept to one thread in the
+// factorization (before, an idle machine ran them beside OpenBLAS's threads, 2-3x slower).
+// - Factorization (supernodal, OpenBLAS on every core): 5.8e10 flop/s on large factors, plus
+//   0.06 µs per stored entry of the matrix, which dominates below a few 1e10 flops.
+// - Triangular solves, block of 8, both cores: 4.4e10 flop/s at 4 flops per factor entry per
 //   vector.
-// - M products: 0.4 per Lanczos vector (three or four per block step), each 0.96 ns per stored
+// - M products: 0.4 per Lanczos vector (three or four per block step), each 0.67 ns per stored
 //   entry.
-// - The rest of the iteration (block steps, reorthogonalisation, Ritz checks): 2.1e-8 s × n × m
-//   (n DOF, m basis vectors) plus 1.0e-10 s × n × m² for the passes over the whole basis (least
-//   squares over the seven solves); the Ritz vectors 3.4e10 flop/s.
-// Estimate over measured factorization + iterations, 2026-12-02: cow 0.89, statue 0.96, bracket
-// 0.80, bell 0.90, tube 1.23, sword 1.15, cow at 300 modes 1.12 (the former rates: 1.45-2.2).
-constexpr double kFactorFlopsPerS = 5.7e10;
-constexpr double kFactorPerNonzeroS = 2.9e-7;
-constexpr double kSolveFlopsPerS = 2.33e10;
+// - The rest of the iteration (block steps, reorthogonalisation, Ritz checks): 1.8e-8 s × n × m
+//   (n DOF, m basis vectors) plus 0.87e-10 s × n × m² for the passes over the whole basis; the
+//   Ritz vectors 3.4e10 flop/s.
+// Estimate over measured factorization + iterations, 2026-12-04: cow 0.97, statue 1.06, bracket
+// 0.78, tube 1.22, wheel 0.63 (0.44 s), bell 1.01, sword 1.31 (its basis: 168 vectors against
+// the 224 expected), cow at 300 modes 1.10 (the former rates, refitted on 2026-12-02 to runs
+// with the slower factorization: 1.13-2.57).
+constexpr double kFactorFlopsPerS = 5.8e10;
+constexpr double kFactorPerNonzeroS = 6.0e-8;
+constexpr double kSolveFlopsPerS = 4.4e10;
 constexpr double kMassProductsPerVector = 0.4;
-constexpr double kMassProductPerNonzeroS = 0.96e-9;
-constexpr double kIterationPerDofVectorS = 2.1e-8;
-constexpr double kReorthogonalisationPerNm2S = 1.0e-10;
+constexpr double kMassProductPerNonzeroS = 0.67e-9;
+constexpr double kIterationPerDofVectorS = 1.8e-8;
+constexpr double kReorthogonalisationPerNm2S = 0.87e-10;
 constexpr double kRitzVectorFlopsPerS = 3.4e10;
 
 }  // namespace
