@@ -540,7 +540,7 @@ EigenSolution solve_lowest_modes(SparseMatrix&& k, const SparseMatrix& m,
         // A Ritz check (dsyevr on the k × k T) costs about as much per k³ as a block step costs
         // per n·k·b (its passes over the basis): a 1 000-wide T with 300 wanted took 0.25 s; a
         // step over 900 vectors of 291 k DOF reads the basis (2.1 GB) two or three times, about
-        // 0.3-0.5 s at 15 GB/s. A check every ⌈4k²/(n·b)⌉
+        // 0.3-0.5 s at the 15 GB/s the block solves reach. A check every ⌈4k²/(n·b)⌉
         // steps keeps the checks under a fifth of the iteration, and the basis at most that
         // many steps past convergence: a 50-mode basis is checked every step (the sword's
         // 184 -> 176 vectors), a 300-mode one every few. Never further apart than k/8 vectors
