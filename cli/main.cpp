@@ -11,12 +11,14 @@
 #include "cli/forward_to_full.hpp"
 #endif
 #include "util/error.hpp"
+#include "util/free_memory.hpp"
 #include "util/progress.hpp"
 #ifdef MESH2DSP_HAVE_SLEPC
 #include "modal/slepc_solve.hpp"
 #endif
 
 int main(int argc, char** argv) {
+  mesh2dsp::use_huge_pages_for_large_allocations();
 #ifdef MESH2DSP_FORWARD_RUNTIME
   if (const auto status = mesh2dsp::forward_to_full(argc, argv)) return *status;
 #endif

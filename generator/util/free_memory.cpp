@@ -2,18 +2,80 @@
 
 #include <dlfcn.h>
 #include <malloc.h>
+#include <sys/mman.h>
+#if __has_include(<jemalloc/jemalloc.h>)
+#include <jemalloc/jemalloc.h>  // extent_hooks_t only: mallctl is looked up at run time
+#define MESH2DSP_JEMALLOC_HOOK_TYPES 1
+#endif
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
+#include <string>
 #include <thread>
 #include <vector>
 
 namespace mesh2dsp {
+namespace {
+
+using Mallctl = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
+// jemalloc's control interface when it is the process's allocator, else null.
+Mallctl jemalloc_control() {
+  static const auto mallctl = reinterpret_cast<Mallctl>(dlsym(RTLD_DEFAULT, "mallctl"));
+  return mallctl;
+}
+
+#ifdef MESH2DSP_JEMALLOC_HOOK_TYPES
+// The oversize arena's hooks: jemalloc's own, with each new mapping advised huge.
+extent_hooks_t huge_page_hooks;
+extent_alloc_t* jemalloc_alloc = nullptr;
+extent_hooks_t* jemalloc_hooks = nullptr;
+
+void* alloc_on_huge_pages(extent_hooks_t*, void* new_addr, std::size_t size, std::size_t alignment, bool* zero,
+                          bool* commit, unsigned arena) {
+  void* memory = jemalloc_alloc(jemalloc_hooks, new_addr, size, alignment, zero, commit, arena);
+#ifdef MADV_HUGEPAGE
+  constexpr std::size_t kHugePage = std::size_t{2} << 20;
+  if (memory && size >= kHugePage) madvise(memory, size, MADV_HUGEPAGE);  // advice: failure changes nothing
+#endif
+  return memory;
+}
+#endif
+
+}  // namespace
+
+void use_huge_pages_for_large_allocations() {
+#ifdef MESH2DSP_JEMALLOC_HOOK_TYPES
+  const Mallctl mallctl = jemalloc_control();
+  if (!mallctl || jemalloc_alloc) return;
+  std::size_t threshold = 0, length = sizeof threshold;
+  if (mallctl("opt.oversize_threshold", &threshold, &length, nullptr, 0) != 0 || threshold == 0) return;
+  // The oversize arena is made at its first use: one allocation makes it and names it.
+  void* probe = std::malloc(threshold);
+  void* small = std::malloc(64);
+  unsigned huge_arena = 0, small_arena = 0;
+  std::size_t index_length = sizeof huge_arena;
+  const bool found = probe && small &&
+                     mallctl("arenas.lookup", &huge_arena, &index_length, &probe, sizeof probe) == 0 &&
+                     mallctl("arenas.lookup", &small_arena, &index_length, &small, sizeof small) == 0;
+  std::free(probe);
+  std::free(small);
+  if (!found || huge_arena == small_arena) return;  // no separate arena: leave every heap as it is
+  const std::string hooks_name = "arena." + std::to_string(huge_arena) + ".extent_hooks";
+  extent_hooks_t* current = nullptr;
+  std::size_t pointer_length = sizeof current;
+  if (mallctl(hooks_name.c_str(), &current, &pointer_length, nullptr, 0) != 0 || !current || !current->alloc) return;
+  jemalloc_hooks = current;
+  jemalloc_alloc = current->alloc;
+  huge_page_hooks = *current;
+  huge_page_hooks.alloc = alloc_on_huge_pages;
+  extent_hooks_t* replacement = &huge_page_hooks;
+  if (mallctl(hooks_name.c_str(), nullptr, nullptr, &replacement, sizeof replacement) != 0) jemalloc_alloc = nullptr;
+#endif
+}
 
 void return_free_memory_to_system() {
-  using Mallctl = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
-  static const auto mallctl = reinterpret_cast<Mallctl>(dlsym(RTLD_DEFAULT, "mallctl"));
-  if (mallctl) {
+  if (const Mallctl mallctl = jemalloc_control()) {
     // jemalloc's documented "arena.<i>.purge" with i = MALLCTL_ARENAS_ALL (4096): every arena.
     mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0);
     return;

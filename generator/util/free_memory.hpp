@@ -22,4 +22,14 @@ void return_free_memory_to_system();
 // inside run_parts' workers (CHOLMOD's allocations during the orderings).
 void fault_in_on_every_core(void* memory, std::size_t bytes, std::size_t from_bytes = std::size_t{64} << 20);
 
+// Asks the kernel for transparent huge pages (2 MiB) under the allocator's large allocations
+// only: those of jemalloc's arena for oversized requests (8 MiB and up by default: the
+// matrices, the factor, the Lanczos basis and its blocks). On this kind of virtual machine a
+// first touch of a 4 KiB page is a host fault (10-13 µs here): a sword scan's 50 modes took
+// 760 k of them. Small allocations stay on 4 KiB pages, so a small analysis does not grow by
+// the rounding of every arena's heap to huge pages (jemalloc's "thp:always": the 5 mm bar
+// 178 -> 199 MB). Does nothing without jemalloc (it is looked up at run time) or where the
+// kernel has no madvise'd huge pages. Call once, early, from the binary's main thread.
+void use_huge_pages_for_large_allocations();
+
 }  // namespace mesh2dsp
