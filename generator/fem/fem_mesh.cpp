@@ -185,4 +185,26 @@ Eigen::VectorXi face_edge_nodes(const FemMesh& fem, const Eigen::MatrixXi& faces
   return out;
 }
 
+NodeCorners node_corners(const FemMesh& fem) {
+  NodeCorners corners(static_cast<std::size_t>(fem.nodes.rows()), {-1, -1, -1});
+  for (Eigen::Index t = 0; t < fem.elements.rows(); ++t) {
+    auto corner = [&](int k) { return fem.elements(t, k); };
+    for (int k = 0; k < 4; ++k) corners[corner(k)] = {corner(k), -1, -1};
+    if (fem.order < 2) continue;
+    for (int e = 0; e < 6; ++e) {
+      const std::array<int, 3> edge{corner(kTetEdges[e][0]), corner(kTetEdges[e][1]), -1};
+      if (fem.order == 2) {
+        corners[fem.elements(t, 4 + e)] = edge;
+      } else {
+        corners[fem.elements(t, 4 + 2 * e)] = edge;
+        corners[fem.elements(t, 5 + 2 * e)] = edge;
+      }
+    }
+    if (fem.order == 3)
+      for (int k = 0; k < 4; ++k)
+        corners[fem.elements(t, 16 + k)] = {corner((k + 1) % 4), corner((k + 2) % 4), corner((k + 3) % 4)};
+  }
+  return corners;
+}
+
 }  // namespace mesh2dsp

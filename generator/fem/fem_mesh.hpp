@@ -4,6 +4,9 @@
 // keep the TetMesh vertex indices, so surface vertex i is node i; edge (and face) nodes follow.
 #include <Eigen/Core>
 
+#include <array>
+#include <vector>
+
 #include "fem/tet_mesh.hpp"
 
 namespace mesh2dsp {
@@ -21,6 +24,12 @@ struct FemMesh {
   // its nodes on the same quadratic curve).
   int curved_edges = 0;
 };
+
+// For each node, the corners (mesh vertices) of the entity it lies on: a corner node itself, an
+// edge node its edge's two ends, a P3 face node its face's three corners; −1 where fewer. For
+// a fill-reducing ordering of the corners' graph that the other nodes follow.
+using NodeCorners = std::vector<std::array<int, 3>>;
+NodeCorners node_corners(const FemMesh& fem);
 
 // The local corner pairs of the six P2 edge nodes, in element order.
 inline constexpr int kTetEdges[6][2] = {{0, 1}, {1, 2}, {0, 2}, {0, 3}, {1, 3}, {2, 3}};

@@ -7,8 +7,10 @@
 // mesh2dsp::Error instead of a message on stderr followed by a crash.
 #include <Eigen/Core>
 #include <memory>
+#include <vector>
 
 #include "fem/assembly.hpp"
+#include "fem/fem_mesh.hpp"
 
 namespace mesh2dsp {
 
@@ -22,8 +24,11 @@ struct FactorSize {
 class CholmodFactor {
  public:
   // Symbolic analysis of `pattern_lower` (the lower triangle; values ignored): fill-reducing
-  // ordering (AMD and METIS, the one with less fill). Throws Error when CHOLMOD fails.
-  explicit CholmodFactor(const SparseMatrix& pattern_lower);
+  // ordering (AMD and METIS, the one with less fill). With `node_corners` (for node k of the
+  // matrix, DOF 3k..3k+2: the corners of its entity, fem_mesh.hpp), METIS dissects the
+  // corners' graph and the other nodes follow their corners, instead of METIS on the node
+  // graph. Throws Error when CHOLMOD fails.
+  explicit CholmodFactor(const SparseMatrix& pattern_lower, const NodeCorners& node_corners = {});
   ~CholmodFactor();
   CholmodFactor(const CholmodFactor&) = delete;
   CholmodFactor& operator=(const CholmodFactor&) = delete;
@@ -61,6 +66,11 @@ class CholmodFactor {
   Eigen::Index rows_ = 0;
   int solve_parts_ = 0;
 };
+
+// The node order CholmodFactor tries when given the nodes' corners (a dissection of the
+// corners' graph that the other nodes follow), for a node-blocked lower pattern; empty for
+// linear elements or a pattern that is not node-blocked. For tests.
+std::vector<int> corner_dissection_node_order(const SparseMatrix& pattern_lower, const NodeCorners& corners);
 
 // lower-triangle-stored symmetric matrix × dense block, by CHOLMOD's sdmult (four columns per
 // pass over the matrix; Eigen's selfAdjointView product goes column by column).

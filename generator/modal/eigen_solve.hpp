@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fem/assembly.hpp"
+#include "fem/fem_mesh.hpp"
 #include "modal/memory_estimate.hpp"
 
 namespace mesh2dsp {
@@ -41,6 +42,10 @@ struct EigenSolveOptions {
   // false: the eigenvalues only (EigenSolution::vectors left empty; the Ritz vectors are an
   // n × k × count product formed after the iteration).
   bool vectors = true;
+  // For the matrix's node k (DOF 3k..3k+2), the corners of the mesh entity it lies on
+  // (fem_mesh.hpp's node_corners): the fill-reducing ordering may then dissect the corners'
+  // graph (CholmodFactor). Empty: the matrix's own graph only.
+  NodeCorners node_corners;
 };
 
 // K and M given as their lower triangles. Throws mesh2dsp::Error when the problem will not fit

@@ -72,6 +72,13 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
     options.vectors = false;
   }
   options.problem = fmt::format("{} tetrahedra (P{})", mesh.elements.rows(), mesh.order);
+  if (!distributed) {
+    // The free nodes' corners, numbered as the free DOF are (a clamped node has none).
+    const NodeCorners corners = node_corners(mesh);
+    options.node_corners.reserve(static_cast<std::size_t>(free_count / 3));
+    for (std::size_t node = 0; node < corners.size(); ++node)
+      if (dof_map[3 * node] >= 0) options.node_corners.push_back(corners[node]);
+  }
   auto more = [&](const EigenSolution& s) {
     const double highest_hz = std::sqrt(std::max(0.0, s.eigenvalues.maxCoeff())) / (2 * M_PI);
     int in_band = 0;
