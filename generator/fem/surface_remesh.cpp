@@ -14,6 +14,7 @@
 #include "fem/cgal_surface.hpp"
 #include "fem/resolution.hpp"
 #include "util/error.hpp"
+#include "util/run_parts.hpp"
 
 namespace mesh2dsp {
 namespace {
@@ -94,11 +95,15 @@ SurfaceMesh remesh_surface(const SurfaceMesh& mesh, double target_edge_m) {
 }
 
 SurfaceDeviation surface_deviation(const SurfaceMesh& input, const SurfaceMesh& remeshed) {
-  const CgalMesh a = to_cgal(input), b = to_cgal(remeshed);
+  // The two directions on two cores (each its own trees: a sword scan's 0.35 s on one).
+  const SurfaceMesh* from[2] = {&input, &remeshed};
+  const SurfaceMesh* to[2] = {&remeshed, &input};
+  double distance_m[2] = {0, 0};
+  run_parts(2, [&](int k) {
+    distance_m[k] = PMP::max_distance_to_triangle_mesh<CGAL::Sequential_tag>(sample_points(*from[k]), to_cgal(*to[k]));
+  });
   SurfaceDeviation d;
-  d.max_distance_m =
-      std::max(PMP::max_distance_to_triangle_mesh<CGAL::Sequential_tag>(sample_points(input), b),
-               PMP::max_distance_to_triangle_mesh<CGAL::Sequential_tag>(sample_points(remeshed), a));
+  d.max_distance_m = std::max(distance_m[0], distance_m[1]);
   const double v0 = signed_volume(input);
   d.relative_volume_change = v0 != 0 ? (signed_volume(remeshed) - v0) / v0 : 0.0;
   return d;
