@@ -69,9 +69,10 @@ cholmod_sparse view_lower(const SparseMatrix& a) {
   return s;
 }
 
-// The corners' parts (CHOLMOD's nd_small, 200 by default): with 200 a part holds ~1 800 cubic
-// nodes and CAMD's leaves were worse than METIS on the node graph (statue 5.05 M against 4.61 M
-// at 20, plate 1.70 M against 1.47 M); 10 gave within 1-3 % of 20, a little slower.
+// The corners' parts (CHOLMOD's nd_small, 200 by default): at 200 (1 600-3 200 nodes a part,
+// 8 to 16 nodes a corner in P2 and P3) CAMD's leaves filled more than METIS on the node graph
+// (statue 5.05 M against 4.61 M at 20, plate 1.70 M against 1.47 M); 10 gave within 1-3 % of 20,
+// a little slower.
 constexpr int kCornerPartSize = 20;
 
 // A CHOLMOD workspace for one call, reporting errors as the caller's does.
@@ -225,9 +226,10 @@ std::vector<int> node_blocked_ordering(const SparseMatrix& lower, const NodeCorn
   const int nodes = static_cast<int>(n / 3);
   NodeGraph node_graph(lower);
   cholmod_sparse graph = node_graph.view();
-  // AMD and METIS side by side, one core each (in turn inside one cholmod_analyze they took 0.7 s
-  // of the statue's 1.1 s of ordering); the one with less fill is kept, AMD on a tie. Only the
-  // ordering is wanted of the node graph: no supernodal analysis.
+  // AMD and a nested dissection side by side, one core each (AMD and METIS in turn inside one
+  // cholmod_analyze took 0.7 s of the statue's 1.1 s of ordering); the one with less fill is kept,
+  // AMD on a tie. The dissection is the corners' when they are given (and it succeeds), else
+  // METIS on the node graph. Only the ordering is wanted of the node graph: no supernodal analysis.
   Ordering orderings[2];
   const bool by_corners = static_cast<int>(corners.size()) == nodes;
   run_parts(2, [&](int k) {
