@@ -24,10 +24,10 @@ struct FactorSize {
 class CholmodFactor {
  public:
   // Symbolic analysis of `pattern_lower` (the lower triangle; values ignored): fill-reducing
-  // ordering (AMD and METIS, the one with less fill). With `node_corners` (for node k of the
-  // matrix, DOF 3k..3k+2: the corners of its entity, fem_mesh.hpp), METIS dissects the
-  // corners' graph and the other nodes follow their corners, instead of METIS on the node
-  // graph. Throws Error when CHOLMOD fails.
+  // ordering (AMD and a nested dissection, the one with less fill). With `node_corners` (for
+  // node k of the matrix, DOF 3k..3k+2: the corners of its entity, fem_mesh.hpp), the
+  // dissection is found on the corners' graph and CAMD orders the nodes within its parts,
+  // instead of METIS on the node graph. Throws Error when CHOLMOD fails.
   explicit CholmodFactor(const SparseMatrix& pattern_lower, const NodeCorners& node_corners = {});
   ~CholmodFactor();
   CholmodFactor(const CholmodFactor&) = delete;
