@@ -113,10 +113,7 @@ NewmarkIntegrator::NewmarkIntegrator(const FemMesh& mesh, const Material& materi
   if (free_count_ == 0) throw Error("--fix clamps every vertex: nothing is left to vibrate");
 
   FemMatrices fem = assemble_fem_matrices(mesh, material);
-  if (free_count_ < 3 * nodes) {
-    fem.stiffness = restrict_to_free(fem.stiffness, dof_map_, free_count_);
-    fem.mass = restrict_to_free(fem.mass, dof_map_, free_count_);
-  }
+  if (free_count_ < 3 * nodes) restrict_to_free(fem, dof_map_, free_count_);
   const double alpha = material.rayleigh_mass_per_s, beta = material.rayleigh_stiffness_s;
   // K_eff = K + (2/Δt)(αM + βK) + (4/Δt²)M: the average-acceleration effective stiffness.
   const SparseMatrix effective =

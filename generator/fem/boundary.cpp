@@ -88,4 +88,12 @@ SparseMatrix restrict_to_free(const SparseMatrix& lower, const std::vector<int>&
   return out;
 }
 
+void restrict_to_free(FemMatrices& fem, const std::vector<int>& dof_map, int free_count) {
+  // Swapped in, not assigned: Eigen 3.4's sparse matrices have no move assignment.
+  SparseMatrix stiffness = restrict_to_free(fem.stiffness, dof_map, free_count);
+  fem.stiffness.swap(stiffness);
+  SparseMatrix mass = restrict_to_free(fem.mass, dof_map, free_count);
+  fem.mass.swap(mass);
+}
+
 }  // namespace mesh2dsp

@@ -28,5 +28,7 @@ std::vector<int> free_dof_map(const std::vector<bool>& clamped, int& free_count)
 // Keeps the rows and columns of free DOFs of a lower-triangular matrix.
 SparseMatrix restrict_to_free(const SparseMatrix& lower, const std::vector<int>& dof_map,
                               int free_count);
+// Both matrices, in place.
+void restrict_to_free(FemMatrices& fem, const std::vector<int>& dof_map, int free_count);
 
 }  // namespace mesh2dsp
