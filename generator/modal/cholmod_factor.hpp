@@ -27,7 +27,8 @@ class CholmodFactor {
   // ordering (AMD and a nested dissection, the one with less fill). With `node_corners` (for
   // node k of the matrix, DOF 3k..3k+2: the corners of its entity, fem_mesh.hpp), the
   // dissection is found on the corners' graph and CAMD orders the nodes within its parts,
-  // instead of METIS on the node graph. Throws Error when CHOLMOD fails.
+  // instead of METIS on the node graph (which stays where that gives no order: linear
+  // elements, whose nodes are the corners). Throws Error when CHOLMOD fails.
   explicit CholmodFactor(const SparseMatrix& pattern_lower, const NodeCorners& node_corners = {});
   ~CholmodFactor();
   CholmodFactor(const CholmodFactor&) = delete;

@@ -27,7 +27,7 @@ struct RowOf {
 // row in a register: GCC 12 lowered it for the AVX2 clone through the stack, moving halves
 // through general registers (store-forwarding stalls): on an AVX2-only machine the sword scan's
 // 50 modes spent 5.8 s in triangular solves and 4.8 s in mass products, 1.5 and 0.5 s with two
-// halves (the same modes to 7e-10). Two halves are two registers in either clone.
+// halves (the same modes to 7e-10). Two halves are two registers in the AVX2 and AVX-512 clones.
 struct __attribute__((may_alias, aligned(8))) EightDoubles {
   typedef double Half __attribute__((vector_size(32), aligned(8), may_alias));
   Half lo, hi;
