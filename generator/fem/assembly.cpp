@@ -18,13 +18,15 @@
 namespace mesh2dsp {
 namespace {
 
-// Sparsity pattern of the lower triangle, built once at node level and shared by K and M.
-// Assembling straight into it (instead of through triplets) keeps memory near the final size:
-// triplets of a 100k-tet P2 mesh would take over a gigabyte.
+// Sparsity patterns of the lower triangles, built once at node level. Assembling straight into
+// them (instead of through triplets) keeps memory near the final size: triplets of a 100k-tet
+// P2 mesh would take over a gigabyte. M = Mₙ ⊗ I₃ in every element (expand_scalar_mass), so its
+// pattern holds only the entries (3a + j, 3b + j) of each node pair: a third of K's (the sword
+// scan's M 180 -> 60 MB, alive through the whole eigen solve).
 struct LowerPattern {
   std::vector<std::vector<int>> neighbours;  // per node b: sorted nodes a ≥ b sharing an element
-  std::vector<int> outer;                    // CSC column starts, 3N + 1
-  std::vector<int> inner;                    // row indices
+  std::vector<int> outer;                    // K's CSC column starts, 3N + 1
+  std::vector<int> mass_outer;               // M's
 };
 
 // The elements along a Morton (Z-order) curve through their centroids, 10 bits an axis: taken
@@ -73,22 +75,19 @@ LowerPattern build_pattern(const FemMesh& mesh, const std::vector<int>& order) {
     v.shrink_to_fit();
   }
   p.outer.assign(3 * n + 1, 0);
-  for (int b = 0; b < n; ++b)
-    for (int j = 0; j < 3; ++j)
-      p.outer[3 * b + j + 1] = p.outer[3 * b + j] + (3 - j) + 3 * (static_cast<int>(p.neighbours[b].size()) - 1);
-  p.inner.resize(p.outer.back());
+  p.mass_outer.assign(3 * n + 1, 0);
   for (int b = 0; b < n; ++b)
     for (int j = 0; j < 3; ++j) {
-      int pos = p.outer[3 * b + j];
-      for (int i = j; i < 3; ++i) p.inner[pos++] = 3 * b + i;
-      for (size_t k = 1; k < p.neighbours[b].size(); ++k)
-        for (int i = 0; i < 3; ++i) p.inner[pos++] = 3 * p.neighbours[b][k] + i;
+      const int neighbours = static_cast<int>(p.neighbours[b].size());
+      p.outer[3 * b + j + 1] = p.outer[3 * b + j] + (3 - j) + 3 * (neighbours - 1);
+      p.mass_outer[3 * b + j + 1] = p.mass_outer[3 * b + j] + neighbours;
     }
   return p;
 }
 
-// Where node a's entries sit in node b's columns (a ≥ b): entry (3a + i, 3b + j) is at
-// outer[3b + j] + offset(i, j), with i ≥ j when a == b.
+// Where node a's entries sit in node b's columns (a ≥ b): K's entry (3a + i, 3b + j) is at
+// outer[3b + j] + offset(i, j), with i ≥ j when a == b; M's (3a + j, 3b + j) at
+// mass_outer[3b + j] + k.
 struct NodePairSlot {
   int k;  // a's place among b's neighbours (0: a == b)
   int offset(int i, int j) const { return k == 0 ? (i - j) : (3 - j) + 3 * (k - 1) + i; }
@@ -120,18 +119,16 @@ void scatter_elements(const FemMesh& mesh, const std::vector<int>& order, const 
           const int a = mesh.elements(t, r), b = mesh.elements(t, s);
           if (a < b) continue;
           // One search per node pair, not per entry; M is (scalar mass) ⊗ I₃ in every element
-          // (expand_scalar_mass), so only its i == j entries are added: a third of K's atomics.
+          // (expand_scalar_mass): only its i == j entries exist.
           const NodePairSlot slot = node_pair_slot(p, a, b);
           for (int j = 0; j < 3; ++j) {
             const int column = p.outer[3 * b + j];
             for (int i = (a == b ? j : 0); i < 3; ++i) {
-              const int v = column + slot.offset(i, j);
 #pragma omp atomic
-              k_values[v] += ke(3 * r + i, 3 * s + j);
-              if (i != j) continue;
-#pragma omp atomic
-              m_values[v] += me(3 * r + i, 3 * s + j);
+              k_values[column + slot.offset(i, j)] += ke(3 * r + i, 3 * s + j);
             }
+#pragma omp atomic
+            m_values[p.mass_outer[3 * b + j] + slot.k] += me(3 * r + j, 3 * s + j);
           }
         }
       const int finished = ++done;
@@ -144,24 +141,38 @@ void scatter_elements(const FemMesh& mesh, const std::vector<int>& order, const 
   progress.finish(fmt::format("{} elements", count));
 }
 
-// A zeroed matrix of the pattern, assembled into in place: a Map of separate arrays copied into
-// a SparseMatrix afterwards took 0.23 s of the statue's 1 s of assembly.
-SparseMatrix matrix_of(const LowerPattern& p) {
-  const int n = static_cast<int>(p.outer.size()) - 1;
+// Zeroed matrices of the patterns, assembled into in place: a Map of separate arrays copied
+// into a SparseMatrix afterwards took 0.23 s of the statue's 1 s of assembly. Their row indices
+// are written from the node lists node by node, on every core: these are the arrays' first
+// touches (a host fault per page on a virtual machine; the sword scan's K is 180 MB).
+SparseMatrix zeroed_matrix(const std::vector<int>& outer, const std::vector<std::vector<int>>& neighbours,
+                           void (*rows_of)(int b, int j, const std::vector<int>& neighbours, int* rows)) {
+  const int n = static_cast<int>(outer.size()) - 1;
   SparseMatrix a(n, n);
-  a.resizeNonZeros(static_cast<Eigen::Index>(p.inner.size()));
-  std::copy(p.outer.begin(), p.outer.end(), a.outerIndexPtr());
-  // On every core: these are the arrays' first touches (a host fault per page on a virtual
-  // machine; the sword scan's two matrices are 360 MB).
-  const auto entries = static_cast<std::ptrdiff_t>(p.inner.size());
+  a.resizeNonZeros(static_cast<Eigen::Index>(outer.back()));
+  std::copy(outer.begin(), outer.end(), a.outerIndexPtr());
   int* rows = a.innerIndexPtr();
   double* values = a.valuePtr();
+  const int nodes = static_cast<int>(neighbours.size());
 #pragma omp parallel for schedule(static)
-  for (std::ptrdiff_t e = 0; e < entries; ++e) {
-    rows[e] = p.inner[static_cast<std::size_t>(e)];
-    values[e] = 0.0;
-  }
+  for (int b = 0; b < nodes; ++b)
+    for (int j = 0; j < 3; ++j) {
+      rows_of(b, j, neighbours[static_cast<std::size_t>(b)], rows + outer[3 * b + j]);
+      std::fill(values + outer[3 * b + j], values + outer[3 * b + j + 1], 0.0);
+    }
   return a;
+}
+
+// Column 3b + j of K: rows 3b + j .. 3b + 2, then the three of each neighbour a > b.
+void stiffness_rows(int b, int j, const std::vector<int>& neighbours, int* rows) {
+  for (int i = j; i < 3; ++i) *rows++ = 3 * b + i;
+  for (std::size_t k = 1; k < neighbours.size(); ++k)
+    for (int i = 0; i < 3; ++i) *rows++ = 3 * neighbours[k] + i;
+}
+
+// Column 3b + j of M: row 3a + j of each node a ≥ b.
+void mass_rows(int, int j, const std::vector<int>& neighbours, int* rows) {
+  for (int a : neighbours) *rows++ = 3 * a + j;
 }
 
 }  // namespace
@@ -182,7 +193,8 @@ FemMatrices assemble_fem_matrices(const FemMesh& mesh, const Material& material)
   check_element_orientation(mesh);
   const std::vector<int> order = elements_in_space_order(mesh);
   const LowerPattern pattern = build_pattern(mesh, order);
-  FemMatrices out{matrix_of(pattern), matrix_of(pattern)};
+  FemMatrices out{zeroed_matrix(pattern.outer, pattern.neighbours, stiffness_rows),
+                  zeroed_matrix(pattern.mass_outer, pattern.neighbours, mass_rows)};
   double *k = out.stiffness.valuePtr(), *m = out.mass.valuePtr();
   if (mesh.order == 1)
     scatter_elements<4>(mesh, order, pattern,

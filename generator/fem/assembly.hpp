@@ -22,8 +22,8 @@ FemMatrices assemble_fem_matrices(const FemMesh& mesh, const Material& material)
 // distributed assembly of the SLEPc solver, which does not call assemble_fem_matrices).
 void check_element_orientation(const FemMesh& mesh);
 
-// a −= σ·b, in a's storage when b's pattern lies within a's (K and M as assembled share one
-// pattern), so no third matrix of their size is alive while K − σM is factorized (the statue
+// a −= σ·b, in a's storage when b's pattern lies within a's (M's, as assembled, lies within
+// K's), so no third matrix of their size is alive while K − σM is factorized (the statue
 // scan's K is 69 MB); otherwise as a new matrix. Both compressed.
 void subtract_scaled_in_place(SparseMatrix& a, double sigma, const SparseMatrix& b);
 

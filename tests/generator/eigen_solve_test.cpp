@@ -150,7 +150,7 @@ TEST(EigenSolve, EigenvaluesOnlyAtALooseResidualStayCloseWithFewerVectors) {
 }
 
 // K − σM is formed in the stiffness's own storage when M's pattern lies within K's (as
-// assembled, they share one), and as a new matrix when it does not; either way it is K − σM.
+// assembled, it does), and as a new matrix when it does not; either way it is K − σM.
 TEST(EigenSolve, TheShiftIsFormedInTheStiffnesssStorageOrApart) {
   FemMatrices fem = steel_cube(2);
   const double sigma = -3.9e7;
