@@ -64,7 +64,7 @@ std::optional<double> refinement_frequency_hz(const ModalAnalysisResult& modes,
   if (modes.eigenvalues.size() < request.modes) return request.fmax_hz;
   const double highest_hz = std::sqrt(modes.eigenvalues.maxCoeff()) / (2 * M_PI);
   if (highest_hz <= sized_hz) return std::nullopt;
-  return std::min(request.fmax_hz, kResolutionMargin * highest_hz);
+  return std::min(request.fmax_hz, reproducible_frequency_hz(kResolutionMargin * highest_hz));
 }
 
 namespace {
@@ -210,7 +210,7 @@ std::optional<double> coarse_pass_sizing_hz(const TetMeshSource& source, const A
       margin = thick_solid ? kThickSolidMargin : walled ? kWalledMargin : kCoarseMargin;
       if (static_cast<int>(found.eigenvalues.size()) == request.modes &&
           margin * highest_hz < 0.9 * weyl_hz)
-        sizing_hz = margin * highest_hz;
+        sizing_hz = reproducible_frequency_hz(margin * highest_hz);
     } catch (const Error&) {
       // No estimate: the mesh stays sized by Weyl's law.
     }

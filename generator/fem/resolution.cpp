@@ -79,4 +79,10 @@ double sizing_frequency_hz(double volume_m3, const Material& m, int modes, doubl
   return std::min(fmax_hz, kResolutionMargin * weyl_frequency_hz(volume_m3, m, modes));
 }
 
+double reproducible_frequency_hz(double measured_hz) {
+  if (!(measured_hz > 0) || !std::isfinite(measured_hz)) return measured_hz;
+  const double unit = std::pow(10.0, std::floor(std::log10(measured_hz)) - 5);
+  return std::round(measured_hz / unit) * unit;
+}
+
 }  // namespace mesh2dsp

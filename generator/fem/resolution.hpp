@@ -68,4 +68,12 @@ inline constexpr double kResolutionMargin = 1.5;
 // min(fmax, margin · Weyl's estimate of the N-th mode).
 double sizing_frequency_hz(double volume_m3, const Material& material, int modes, double fmax_hz);
 
+// A sizing frequency measured on a mesh (the coarse pass's N-th mode), to six significant
+// digits. The parallel assembly adds each element's entries to K and M with atomics, in an order
+// that depends on the threads' timing, so the measured frequency moves in its last bits from run
+// to run (a CAD bell's by 4e-12), and Delaunay refinement, asked for sizes at the last bit, made
+// another mesh of the same input now and then (one vertex more or less). Rounded, the same input
+// gives the same mesh but for a value within about 1e-11 of a rounding boundary.
+double reproducible_frequency_hz(double measured_hz);
+
 }  // namespace mesh2dsp

@@ -84,6 +84,20 @@ TEST(Resolution, WeylsLawInvertsAndSizesForTheModesAsked) {
   EXPECT_DOUBLE_EQ(sizing_frequency_hz(1.8e-4, steel, 50, 20000), 20000);
 }
 
+// A frequency measured on a mesh moves in its last bits from run to run (the assembly's atomic
+// additions): what sizes the mesh must not, or the same input gets another mesh now and then.
+TEST(Resolution, AMeasuredSizingFrequencyIsTheSameWhateverItsLastBits) {
+  const double bell_hz = 2817.7095574236137;  // one run's; another's was 2817.7095574346486
+  EXPECT_EQ(reproducible_frequency_hz(bell_hz), reproducible_frequency_hz(2817.7095574346486));
+  EXPECT_EQ(reproducible_frequency_hz(bell_hz), reproducible_frequency_hz(bell_hz * (1 - 1e-11)));
+  EXPECT_NEAR(reproducible_frequency_hz(bell_hz), bell_hz, 1e-5 * bell_hz);
+  // Six significant digits at every scale; a round value stays what it is.
+  EXPECT_NEAR(reproducible_frequency_hz(10755.04449), 10755.0, 1e-9);
+  EXPECT_NEAR(reproducible_frequency_hz(37.2839123), 37.2839, 1e-12);
+  EXPECT_EQ(reproducible_frequency_hz(20000), 20000);
+  EXPECT_EQ(reproducible_frequency_hz(0), 0);
+}
+
 TEST(Resolution, RefinesOnceWhenTheModesReachAboveTheSizedFrequency) {
   TetMesh tets;
   tets.resolved_frequency_hz = 1000;
