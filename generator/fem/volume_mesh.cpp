@@ -12,7 +12,11 @@
 #include <CGAL/Polyhedral_mesh_domain_3.h>
 #include <CGAL/exude_mesh_3.h>
 #include <CGAL/make_mesh_3.h>
+#include <CGAL/Orthogonal_k_neighbor_search.h>
+#include <CGAL/Search_traits_3.h>
+#include <CGAL/Search_traits_adapter.h>
 #include <CGAL/perturb_mesh_3.h>
+#include <CGAL/property_map.h>
 #include <fmt/format.h>
 
 #include <Eigen/Geometry>
@@ -23,6 +27,7 @@
 #include <map>
 #include <optional>
 #include <thread>
+#include <tuple>
 #include <cmath>
 #include <unordered_map>
 #include <vector>
@@ -51,6 +56,10 @@ using Criteria = CGAL::Mesh_criteria_3<Triangulation>;
 using Primitive = CGAL::AABB_face_graph_triangle_primitive<Polyhedron, CGAL::Default, CGAL::Tag_true, CGAL::Tag_true>;
 using Tree = CGAL::AABB_tree<CGAL::AABB_traits<Kernel, Primitive>>;
 using Segment = Kernel::Segment_3;
+// The input's vertices with their indices, for nearest-vertex queries.
+using IndexedPoint = std::tuple<Point, int>;
+using VertexSearch = CGAL::Orthogonal_k_neighbor_search<CGAL::Search_traits_adapter<
+    IndexedPoint, CGAL::Nth_of_tuple_property_map<0, IndexedPoint>, CGAL::Search_traits_3<Kernel>>>;
 using CreaseTree =
     CGAL::AABB_tree<CGAL::AABB_traits<Kernel, CGAL::AABB_segment_primitive<Kernel, std::vector<Segment>::const_iterator>>>;
 
@@ -65,6 +74,13 @@ constexpr double kThicknessGridCellPerEdge = 0.5;
 // is the wall the point lies in. (The nearest vertex instead, from a k-d tree, was faster but
 // biased toward finely tessellated detail: the statue scan's mesh grew from 29 k to 38 k
 // elements.)
+//
+// Where most of the input is walls (a bell, a blade, a tube), it is the nearest vertex's: a
+// point in a wall is near the vertices of its two skins, whose walls are the wall it lies in,
+// and a k-d tree answers in a tenth of the time (the sword scan's 264 k queries 1.3 -> 0.12 s,
+// the bell's 135 k 0.88 -> 0.08 s of single-core refinement). Their meshes grew by 4-6 %
+// (13 201 -> 13 959 and 8 426 -> 8 723 elements), their modes as close to their references
+// (worst 0.88 -> 0.89 % and 0.53 -> 0.42 %), their 50 modes 1.0-1.2 s faster.
 //
 // Where the sizes do not depend on the wall (`sizes_as_thick` of every face that can be
 // nearest), the answer is INFINITY, found once per cell of a background grid instead of by a
@@ -85,9 +101,15 @@ class ThicknessField {
     all_thick_ = walls.empty();
     // Mostly walls (a bell, a blade): nearly every cell would need the full query anyway.
     constexpr double kMostlyWalls = 0.5;
-    if (all_thick_ || walls.size() > kMostlyWalls * static_cast<double>(mesh.number_of_faces()) ||
-        !(grid_cell_m > 0))
-      return;
+    const bool mostly_walls = walls.size() > kMostlyWalls * static_cast<double>(mesh.number_of_faces());
+    if (!all_thick_ && mostly_walls) {
+      std::vector<IndexedPoint> points;
+      points.reserve(mesh.number_of_vertices());
+      for (auto v : vertices(mesh)) points.emplace_back(mesh.point(v), static_cast<int>(v.idx()));
+      vertex_tree_.emplace(points.begin(), points.end());
+      vertex_tree_->build();
+    }
+    if (all_thick_ || mostly_walls || !(grid_cell_m > 0)) return;
     wall_tree_.emplace(walls.begin(), walls.end(), mesh);
     wall_tree_->accelerate_distance_queries();
     const CGAL::Bbox_3 box = CGAL::Polygon_mesh_processing::bbox(mesh);
@@ -105,6 +127,10 @@ class ThicknessField {
     if (p == last_point_) return last_thickness_m_;
     last_point_ = p;
     if (in_thick_region(p)) return last_thickness_m_ = INFINITY;
+    if (vertex_tree_) {
+      const VertexSearch nearest(*vertex_tree_, p, 1);
+      return last_thickness_m_ = thickness_m_[std::get<1>(nearest.begin()->first)];
+    }
     return last_thickness_m_ = face_thickness_m(tree_.closest_point_and_primitive(p).second);
   }
   // The wall of the nearest input face, even where the sizes do not depend on it.
@@ -148,6 +174,7 @@ class ThicknessField {
   Eigen::VectorXd thickness_m_;
   bool all_thick_ = false;
   std::optional<Tree> wall_tree_;  // the faces that size as walls
+  std::optional<VertexSearch::Tree> vertex_tree_;  // the input's vertices, where mostly walls
   Eigen::Vector3d grid_origin_ = Eigen::Vector3d::Zero();
   double grid_cell_m_ = 0;
   std::array<int, 3> grid_size_{0, 0, 0};
