@@ -18,6 +18,12 @@ namespace {
 constexpr double kFrequenciesOnlyTolerance = 1e-5;
 }  // namespace
 
+bool is_rigid_mode(double eigenvalue, int index, int rigid_expected, double highest_hz) {
+  const double f = std::sqrt(std::max(0.0, eigenvalue)) / (2 * M_PI);
+  const double fraction = index < rigid_expected ? kRigidFrequencyFraction : kStrayRigidFrequencyFraction;
+  return eigenvalue < 0 || f < fraction * highest_hz;
+}
+
 ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
                                   const ModalAnalysisRequest& request, StageTimer* timer) {
   if (request.modes < 1) throw Error("--modes must be at least 1");
@@ -114,7 +120,7 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
   for (int i = 0; i < solution.eigenvalues.size(); ++i) {
     const double lambda = solution.eigenvalues[i];
     const double f = std::sqrt(std::max(0.0, lambda)) / (2 * M_PI);
-    if (lambda < 0 || f < kRigidFrequencyFraction * highest_hz) {
+    if (is_rigid_mode(lambda, i, rigid_expected, highest_hz)) {
       ++result.rigid_modes;
     } else if (f < request.fmin_hz) {
       ++result.below_band;
@@ -135,9 +141,10 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
                        result.rigid_modes));
   if (keep.empty()) {
     double lowest_elastic_hz = INFINITY;
-    for (double lambda : solution.eigenvalues) {
-      const double f = std::sqrt(std::max(0.0, lambda)) / (2 * M_PI);
-      if (f >= kRigidFrequencyFraction * highest_hz) lowest_elastic_hz = std::min(lowest_elastic_hz, f);
+    for (int i = 0; i < solution.eigenvalues.size(); ++i) {
+      const double lambda = solution.eigenvalues[i];
+      if (!is_rigid_mode(lambda, i, rigid_expected, highest_hz))
+        lowest_elastic_hz = std::min(lowest_elastic_hz, std::sqrt(lambda) / (2 * M_PI));
     }
     throw Error(fmt::format(
         "no mode lies in the band {} .. {} Hz (the lowest elastic mode is at {:.1f} Hz); widen it "
