@@ -80,7 +80,8 @@ constexpr double kThicknessGridCellPerEdge = 0.5;
 // and a k-d tree answers in a tenth of the time (the sword scan's 264 k queries 1.3 -> 0.12 s,
 // the bell's 135 k 0.88 -> 0.08 s of single-core refinement). Their meshes grew by 4-6 %
 // (13 201 -> 13 959 and 8 426 -> 8 723 elements), their modes as close to their references
-// (worst 0.88 -> 0.89 % and 0.53 -> 0.42 %), their 50 modes 1.0-1.2 s faster.
+// (worst 0.88 -> 0.89 % and 0.53 -> 0.42 %), their 50 modes about 1-1.5 s faster in alternating
+// runs (sword 12.8-14.7 -> 11.4-13.2 s, bell 10.5-11.8 -> 9.6-9.8 s on a 2-core AVX2 machine).
 //
 // Where the sizes do not depend on the wall (`sizes_as_thick` of every face that can be
 // nearest), the answer is INFINITY, found once per cell of a background grid instead of by a
