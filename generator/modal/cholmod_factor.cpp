@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -219,7 +221,8 @@ std::vector<int> corner_dissection_order(cholmod_sparse& node_graph, const NodeC
 // 581 k-DOF P2 mesh, 0.6-1.5 -> 0.4-1.2 s on 50-100 k DOF, for 1-10 % more factor flops and
 // the same modes. With the nodes' corners, the graph of the corners is dissected instead of the
 // node graph (corner_dissection_order). Empty when the matrix cannot be node-blocked.
-std::vector<int> node_blocked_ordering(const SparseMatrix& lower, const NodeCorners& corners, cholmod_common& c) {
+std::vector<int> node_blocked_ordering(const SparseMatrix& lower, const NodeCorners& corners, cholmod_common& c,
+                                       double& node_fill) {
   const Eigen::Index n = lower.rows();
   // Not square, empty or not node-blocked: CHOLMOD orders it (and reports what is wrong with it).
   if (n != lower.cols() || n == 0 || n % 3 != 0) return {};
@@ -239,6 +242,7 @@ std::vector<int> node_blocked_ordering(const SparseMatrix& lower, const NodeCorn
   });
   const int best = orderings[1].fill() < orderings[0].fill() ? 1 : 0;
   if (!orderings[best].symbolic) return {};
+  node_fill = orderings[best].fill();
   const int* node_order = orderings[best].order();
   std::vector<int> order(static_cast<std::size_t>(n));
   for (int k = 0; k < nodes; ++k)
@@ -278,8 +282,14 @@ class SingleThreadOpenMpTeams {
 // have their pages faulted in on every core as soon as they are allocated: the factorization
 // then writes them one supernode at a time from one thread (fault_in_on_every_core). Through
 // SuiteSparse's allocator hooks, installed once.
+// The factor's values, faulted in ahead (CholmodFactor's WarmBlock): handed to the one
+// allocation of exactly their size.
+std::atomic<std::size_t> reserved_bytes{0};
+std::atomic<void*> reserved_block{nullptr};
+
 void* cholmod_malloc_faulted_in(std::size_t bytes) {
-  void* memory = std::malloc(bytes);
+  void* memory = bytes != 0 && reserved_bytes.load() == bytes ? reserved_block.exchange(nullptr) : nullptr;
+  if (!memory) memory = std::malloc(bytes);
   fault_in_on_every_core(memory, bytes);
   return memory;
 }
@@ -304,6 +314,7 @@ void use_faulted_in_allocations() {
 struct CholmodFactor::State {
   cholmod_common common{};
   cholmod_factor* factor = nullptr;
+  std::unique_ptr<WarmBlock> warm_values;  // the factor's values, faulted in during the analysis
   cholmod_dense *solution = nullptr, *work_y = nullptr, *work_e = nullptr;  // cholmod_solve2's
   std::unique_ptr<SupernodalSolve> parallel_solve;  // the solves in the factor's order
   void free_numeric() {
@@ -344,10 +355,18 @@ CholmodFactor::CholmodFactor(const SparseMatrix& pattern, const NodeCorners& nod
   c.method[1].ordering = CHOLMOD_METIS;
   last_cholmod_error.clear();
   cholmod_sparse a = view_lower(pattern);
-  std::vector<int> order = node_blocked_ordering(pattern, node_corners, c);
+  double node_fill = 0;
+  std::vector<int> order = node_blocked_ordering(pattern, node_corners, c, node_fill);
   if (!order.empty()) {
     c.nmethods = 1;
     c.method[0].ordering = CHOLMOD_GIVEN;
+    // The symbolic analysis runs on one core; the other faults in the factor's values meanwhile:
+    // a 3 x 3 block for each nonzero of the node graph's factor, and the supernodes' padding
+    // (the sword scan's 419 MiB against 9 x 4.92 M doubles, 1.18 times; the block is reserved
+    // at 1.5 times, what the factor does not need handed back when it takes it).
+    constexpr double kSupernodalPadding = 1.5;
+    state_->warm_values = std::make_unique<WarmBlock>(
+        static_cast<std::size_t>(kSupernodalPadding * 9 * sizeof(double) * node_fill));
     state_->factor = cholmod_analyze_p(&a, order.data(), nullptr, 0, &c);
   } else {
     state_->factor = cholmod_analyze(&a, &c);
@@ -369,6 +388,21 @@ void CholmodFactor::factorize(const SparseMatrix& lower) {
   last_cholmod_error.clear();
   cholmod_sparse a = view_lower(lower);
   const SingleThreadOpenMpTeams teams;
+  // The warmed block for the factor's values, for this factorization only: what it does not
+  // take goes back.
+  struct Reservation {
+    explicit Reservation(std::unique_ptr<WarmBlock> warm, std::size_t bytes) {
+      if (!warm) return;
+      if (void* block = warm->take(bytes)) {
+        reserved_block = block;
+        reserved_bytes = bytes;
+      }
+    }
+    ~Reservation() {
+      reserved_bytes = 0;
+      std::free(reserved_block.exchange(nullptr));
+    }
+  } reservation(std::move(state_->warm_values), state_->factor->xsize * sizeof(double));
   const int ok = cholmod_factorize(&a, state_->factor, &c);
   if (!ok || c.status < CHOLMOD_OK) throw Error(describe_failure(c.status));
   if (c.status == CHOLMOD_NOT_POSDEF || state_->factor->minor < static_cast<size_t>(rows_))

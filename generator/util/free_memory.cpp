@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <malloc.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #if __has_include(<jemalloc/jemalloc.h>)
 #include <jemalloc/jemalloc.h>  // extent_hooks_t only: mallctl is looked up at run time
 #define MESH2DSP_JEMALLOC_HOOK_TYPES 1
@@ -10,9 +11,11 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace mesh2dsp {
@@ -97,6 +100,40 @@ void fault_in_on_every_core(void* memory, std::size_t bytes, std::size_t from_by
   for (std::size_t part = 1; part < parts; ++part) helpers.emplace_back(touch, part);
   touch(0);
   for (auto& t : helpers) t.join();
+}
+
+WarmBlock::WarmBlock(std::size_t bytes) {
+  const long free_pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (free_pages > 0 && page > 0) bytes = std::min(bytes, static_cast<std::size_t>(free_pages) * page / 2);
+  block_ = bytes > 0 ? static_cast<char*>(std::malloc(bytes)) : nullptr;
+  if (!block_) return;
+  bytes_ = bytes;
+  thread_ = std::thread([this] {
+    constexpr std::size_t kPage = 4096;
+    volatile char* p = block_;
+    for (std::size_t at = 0; at < bytes_ && !stop_.load(std::memory_order_relaxed); at += kPage) p[at] = 0;
+  });
+}
+
+void WarmBlock::stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void* WarmBlock::take(std::size_t bytes) {
+  stop();
+  if (!block_ || bytes > bytes_) return nullptr;
+  // The pages past `bytes` go back (they read as zero if touched again).
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const std::uintptr_t tail = (reinterpret_cast<std::uintptr_t>(block_) + bytes + page - 1) / page * page;
+  const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(block_) + bytes_;
+  if (page > 0 && tail < end) madvise(reinterpret_cast<void*>(tail), (end - tail) / page * page, MADV_DONTNEED);
+  return std::exchange(block_, nullptr);
+}
+
+WarmBlock::~WarmBlock() {
+  stop();
+  std::free(block_);
 }
 
 }  // namespace mesh2dsp

@@ -1,5 +1,7 @@
 #pragma once
+#include <atomic>
 #include <cstddef>
+#include <thread>
 
 // Hands the memory the allocator keeps for reuse back to the system, between the stages of an
 // analysis. jemalloc (the mesh2dsp binary's allocator) keeps freed pages for about ten seconds
@@ -31,5 +33,28 @@ void fault_in_on_every_core(void* memory, std::size_t bytes, std::size_t from_by
 // 178 -> 199 MB). Does nothing without jemalloc (it is looked up at run time) or where the
 // kernel has no madvise'd huge pages. Call once, early, from the binary's main thread.
 void use_huge_pages_for_large_allocations();
+
+// A block of memory faulted in on a thread of its own while the caller's thread works on, for
+// one large allocation the caller knows is coming: a single-threaded stage lends the idle core
+// the next stage's first touches (on this kind of virtual machine a host fault per page, up to
+// 2-3 s/GB here). Not more than half of the free physical memory.
+class WarmBlock {
+ public:
+  explicit WarmBlock(std::size_t bytes);
+  ~WarmBlock();
+  // Stops the touching where it got to; the block (malloc'd: the caller frees it) when it holds
+  // `bytes`, its pages past them handed back; else null (and the block is freed).
+  void* take(std::size_t bytes);
+  std::size_t size() const { return bytes_; }
+  WarmBlock(const WarmBlock&) = delete;
+  WarmBlock& operator=(const WarmBlock&) = delete;
+
+ private:
+  void stop();
+  std::size_t bytes_ = 0;
+  char* block_ = nullptr;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
 
 }  // namespace mesh2dsp
