@@ -5,13 +5,15 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cmath>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "modal/supernodal_solve.hpp"
@@ -283,12 +285,44 @@ class SingleThreadOpenMpTeams {
 // then writes them one supernode at a time from one thread (fault_in_on_every_core). Through
 // SuiteSparse's allocator hooks, installed once.
 // The factor's values, faulted in ahead (CholmodFactor's WarmBlock): handed to the one
-// allocation of exactly their size.
-std::atomic<std::size_t> reserved_bytes{0};
-std::atomic<void*> reserved_block{nullptr};
+// allocation of exactly their size during the factorization. One at a time: a factorization
+// that finds the slot taken (another thread's) allocates as before.
+class ReservedBlock {
+ public:
+  // Whether `block` took the slot (else the caller keeps it).
+  bool reserve(void* block, std::size_t bytes) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (block_) return false;
+    block_ = block;
+    bytes_ = bytes;
+    wanted_ = bytes;
+    return true;
+  }
+  void* take(std::size_t bytes) {
+    if (bytes == 0 || wanted_.load(std::memory_order_relaxed) != bytes) return nullptr;  // most calls
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!block_ || bytes_ != bytes) return nullptr;
+    wanted_ = 0;
+    return std::exchange(block_, nullptr);
+  }
+  // `block` back, if it is still there.
+  void* release(void* block) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!block || block_ != block) return nullptr;
+    wanted_ = 0;
+    return std::exchange(block_, nullptr);
+  }
+
+ private:
+  std::mutex mutex_;
+  void* block_ = nullptr;
+  std::size_t bytes_ = 0;
+  std::atomic<std::size_t> wanted_{0};
+};
+ReservedBlock reserved_factor_values;
 
 void* cholmod_malloc_faulted_in(std::size_t bytes) {
-  void* memory = bytes != 0 && reserved_bytes.load() == bytes ? reserved_block.exchange(nullptr) : nullptr;
+  void* memory = reserved_factor_values.take(bytes);
   if (!memory) memory = std::malloc(bytes);
   fault_in_on_every_core(memory, bytes);
   return memory;
@@ -391,17 +425,12 @@ void CholmodFactor::factorize(const SparseMatrix& lower) {
   // The warmed block for the factor's values, for this factorization only: what it does not
   // take goes back.
   struct Reservation {
+    void* block = nullptr;
     explicit Reservation(std::unique_ptr<WarmBlock> warm, std::size_t bytes) {
-      if (!warm) return;
-      if (void* block = warm->take(bytes)) {
-        reserved_block = block;
-        reserved_bytes = bytes;
-      }
+      if (warm) block = warm->take(bytes);
+      if (block && !reserved_factor_values.reserve(block, bytes)) std::free(std::exchange(block, nullptr));
     }
-    ~Reservation() {
-      reserved_bytes = 0;
-      std::free(reserved_block.exchange(nullptr));
-    }
+    ~Reservation() { std::free(reserved_factor_values.release(block)); }
   } reservation(std::move(state_->warm_values), state_->factor->xsize * sizeof(double));
   const int ok = cholmod_factorize(&a, state_->factor, &c);
   if (!ok || c.status < CHOLMOD_OK) throw Error(describe_failure(c.status));
