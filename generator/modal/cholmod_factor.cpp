@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "modal/memory_estimate.hpp"
 #include "modal/supernodal_solve.hpp"
 #include "util/error.hpp"
 #include "util/free_memory.hpp"
@@ -373,7 +374,7 @@ std::vector<int> corner_dissection_node_order(const SparseMatrix& pattern_lower,
   return corner_dissection_order(graph, corners, caller);
 }
 
-CholmodFactor::CholmodFactor(const SparseMatrix& pattern, const NodeCorners& node_corners)
+CholmodFactor::CholmodFactor(const SparseMatrix& pattern, const NodeCorners& node_corners, double memory_limit_bytes)
     : state_(std::make_unique<State>()) {
   use_faulted_in_allocations();
   rows_ = pattern.rows();
@@ -398,9 +399,14 @@ CholmodFactor::CholmodFactor(const SparseMatrix& pattern, const NodeCorners& nod
     // a 3 x 3 block for each nonzero of the node graph's factor, and the supernodes' padding
     // (the sword scan's 419 MiB against 9 x 4.92 M doubles, 1.18 times; the block is reserved
     // at 1.5 times, what the factor does not need handed back when it takes it).
+    // Not for a factor the memory check after the analysis may refuse (--max-memory): the
+    // refusal would come after touching it.
     constexpr double kSupernodalPadding = 1.5;
-    state_->warm_values = std::make_unique<WarmBlock>(
-        static_cast<std::size_t>(kSupernodalPadding * 9 * sizeof(double) * node_fill));
+    const double values_bytes = 9 * sizeof(double) * node_fill;
+    const double limit_bytes = memory_limit_bytes > 0 ? memory_limit_bytes : available_memory_bytes();
+    if (limit_bytes > 0 && values_bytes <= limit_bytes / 2)
+      state_->warm_values = std::make_unique<WarmBlock>(
+          static_cast<std::size_t>(std::min(kSupernodalPadding * values_bytes, limit_bytes / 2)));
     state_->factor = cholmod_analyze_p(&a, order.data(), nullptr, 0, &c);
   } else {
     state_->factor = cholmod_analyze(&a, &c);

@@ -28,8 +28,11 @@ class CholmodFactor {
   // node k of the matrix, DOF 3k..3k+2: the corners of its entity, fem_mesh.hpp), the
   // dissection is found on the corners' graph and CAMD orders the nodes within its parts,
   // instead of METIS on the node graph (which stays where that gives no order: linear
-  // elements, whose nodes are the corners). Throws Error when CHOLMOD fails.
-  explicit CholmodFactor(const SparseMatrix& pattern_lower, const NodeCorners& node_corners = {});
+  // elements, whose nodes are the corners). Meanwhile another thread faults in memory for the
+  // factor's values, unless they would take more than half of `memory_limit_bytes` (0: the
+  // memory available). Throws Error when CHOLMOD fails.
+  explicit CholmodFactor(const SparseMatrix& pattern_lower, const NodeCorners& node_corners = {},
+                         double memory_limit_bytes = 0);
   ~CholmodFactor();
   CholmodFactor(const CholmodFactor&) = delete;
   CholmodFactor& operator=(const CholmodFactor&) = delete;

@@ -483,7 +483,8 @@ EigenSolution solve_lowest_modes(SparseMatrix&& k, const SparseMatrix& m,
   shifted.swap(k);  // Eigen 3.4's sparse matrices have no move constructor: std::move would copy
   shifted.makeCompressed();
   subtract_scaled_in_place(shifted, options.shift, m);
-  CholmodFactor factor(shifted, options.node_corners);  // symbolic analysis only: the sizes, before committing memory
+  // Symbolic analysis only: the sizes, before committing memory.
+  CholmodFactor factor(shifted, options.node_corners, options.memory_limit_bytes);
   const double ordering_s = seconds_since(ordering_start);
   const SolveEstimate estimate = estimate_eigen_solve(n, static_cast<double>(shifted.nonZeros()),
                                                       factor.size(), expected, b);
