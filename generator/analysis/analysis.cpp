@@ -62,7 +62,7 @@ std::optional<double> refinement_frequency_hz(const ModalAnalysisResult& modes,
   if (!(sized_hz > 0) || sized_hz >= request.fmax_hz) return std::nullopt;
   // Fewer modes than asked in the band: the coarse mesh pushed some above --fmax.
   if (modes.eigenvalues.size() < request.modes) return request.fmax_hz;
-  const double highest_hz = std::sqrt(modes.eigenvalues.maxCoeff()) / (2 * M_PI);
+  const double highest_hz = frequency_hz_of_eigenvalue(modes.eigenvalues.maxCoeff());
   if (highest_hz <= sized_hz) return std::nullopt;
   return std::min(request.fmax_hz, reproducible_frequency_hz(kResolutionMargin * highest_hz));
 }
@@ -193,7 +193,7 @@ std::optional<double> coarse_pass_sizing_hz(const TetMeshSource& source, const A
       // margins above were measured with quadratic ones.
       const ModalAnalysisResult found =
           analyze_modes(make_fem_mesh(tets, o.element_order == 1 ? 1 : 2), material, frequencies);
-      const double highest_hz = std::sqrt(found.eigenvalues.maxCoeff()) / (2 * M_PI);
+      const double highest_hz = frequency_hz_of_eigenvalue(found.eigenvalues.maxCoeff());
       // The sizing's own edge there: it is the third of the shear wavelength exactly when that
       // is at most a quarter of the thickness (the through-thickness bound is at least half).
       const SurfaceMesh boundary =

@@ -19,7 +19,7 @@ constexpr double kFrequenciesOnlyTolerance = 1e-5;
 }  // namespace
 
 bool is_rigid_mode(double eigenvalue, int index, int rigid_expected, double highest_hz) {
-  const double f = std::sqrt(std::max(0.0, eigenvalue)) / (2 * M_PI);
+  const double f = frequency_hz_of_eigenvalue(eigenvalue);
   const double fraction = index < rigid_expected ? kRigidFrequencyFraction : kStrayRigidFrequencyFraction;
   return eigenvalue < 0 || f < fraction * highest_hz;
 }
@@ -85,10 +85,10 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
       if (dof_map[3 * node] >= 0) options.node_corners.push_back(corners[node]);
   }
   auto more = [&](const EigenSolution& s) {
-    const double highest_hz = std::sqrt(std::max(0.0, s.eigenvalues.maxCoeff())) / (2 * M_PI);
+    const double highest_hz = frequency_hz_of_eigenvalue(s.eigenvalues.maxCoeff());
     int in_band = 0;
     for (double lambda : s.eigenvalues) {
-      const double f = std::sqrt(std::max(0.0, lambda)) / (2 * M_PI);
+      const double f = frequency_hz_of_eigenvalue(lambda);
       if (f >= request.fmin_hz && f <= request.fmax_hz) ++in_band;
     }
     if (in_band >= request.modes || highest_hz > request.fmax_hz) return 0;
@@ -114,12 +114,11 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
   result.mass_products = solution.mass_products;
   result.mass_product_s = solution.mass_product_s;
 
-  const double highest_hz =
-      std::sqrt(std::max(0.0, solution.eigenvalues.maxCoeff())) / (2 * M_PI);
+  const double highest_hz = frequency_hz_of_eigenvalue(solution.eigenvalues.maxCoeff());
   std::vector<int> keep;
   for (int i = 0; i < solution.eigenvalues.size(); ++i) {
     const double lambda = solution.eigenvalues[i];
-    const double f = std::sqrt(std::max(0.0, lambda)) / (2 * M_PI);
+    const double f = frequency_hz_of_eigenvalue(lambda);
     if (is_rigid_mode(lambda, i, rigid_expected, highest_hz)) {
       ++result.rigid_modes;
     } else if (f < request.fmin_hz) {
@@ -144,7 +143,7 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
     for (int i = 0; i < solution.eigenvalues.size(); ++i) {
       const double lambda = solution.eigenvalues[i];
       if (!is_rigid_mode(lambda, i, rigid_expected, highest_hz))
-        lowest_elastic_hz = std::min(lowest_elastic_hz, std::sqrt(lambda) / (2 * M_PI));
+        lowest_elastic_hz = std::min(lowest_elastic_hz, frequency_hz_of_eigenvalue(lambda));
     }
     throw Error(fmt::format(
         "no mode lies in the band {} .. {} Hz (the lowest elastic mode is at {:.1f} Hz); widen it "

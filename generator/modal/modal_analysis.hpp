@@ -2,6 +2,8 @@
 // FEM mesh + material → the modes in a frequency band: assembly, clamping, eigen solve,
 // rigid-body exclusion by frequency.
 #include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,12 @@ struct ModalAnalysisResult {
 // rigid-body modes, which signals a broken mesh (disconnected parts, flat elements).
 ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
                                   const ModalAnalysisRequest& request, StageTimer* timer = nullptr);
+
+// The frequency of an eigenvalue λ = ω² of K φ = λ M φ (rad²/s²), Hz; 0 for a round-off
+// negative one.
+inline double frequency_hz_of_eigenvalue(double eigenvalue) {
+  return std::sqrt(std::max(0.0, eigenvalue)) / (2 * M_PI);
+}
 
 // Rigid-body modes are told from elastic ones by frequency: below this fraction of the highest
 // frequency found they are numerically zero (an exact zero comes out at ~1e-5 relative).

@@ -7,6 +7,7 @@
 
 #include "fem/surface_mesh.hpp"
 #include "modal/memory_estimate.hpp"
+#include "modal/modal_analysis.hpp"
 #include "radiation/bem.hpp"
 #include "radiation/radiation.hpp"
 #include "util/error.hpp"
@@ -99,7 +100,7 @@ void bem_radiation(ModalModel& model, const TetMesh& tets, const FemMesh& fem, c
   }
   const int n_modes = static_cast<int>(shapes.cols());
   Progress bar(fmt::format("radiation ({} boundary elements)", faces.rows()));
-  const auto frequency_hz = [&eigenvalues](int n) { return std::sqrt(eigenvalues[n]) / (2 * M_PI); };
+  const auto frequency_hz = [&eigenvalues](int n) { return frequency_hz_of_eigenvalue(eigenvalues[n]); };
   BemSolver solver(surface);  // one matrix's memory for all the solves
   for (int first = 0; first < n_modes;) {
     // Modes within 0.1 % in frequency (the pairs of an axisymmetric object, which differ by
