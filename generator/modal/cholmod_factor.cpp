@@ -281,10 +281,6 @@ class SingleThreadOpenMpTeams {
   int previous_dynamic_, previous_threads_;
 };
 
-// CHOLMOD's large arrays (the factor's values: 430 MB for a statue scan, 3.2 GB for a bell)
-// have their pages faulted in on every core as soon as they are allocated: the factorization
-// then writes them one supernode at a time from one thread (fault_in_on_every_core). Through
-// SuiteSparse's allocator hooks, installed once.
 // The factor's values, faulted in ahead (CholmodFactor's WarmBlock): handed to the one
 // allocation of exactly their size during the factorization. One at a time: a factorization
 // that finds the slot taken (another thread's) allocates as before.
@@ -322,6 +318,11 @@ class ReservedBlock {
 };
 ReservedBlock reserved_factor_values;
 
+// CHOLMOD's large arrays (the factor's values: 430 MB for a statue scan, 3.2 GB for a bell)
+// have their pages faulted in on every core as soon as they are allocated: the factorization
+// then writes them one supernode at a time from one thread (fault_in_on_every_core). Through
+// SuiteSparse's allocator hooks, installed once. The factor's values come from the warmed
+// block when one is reserved for them.
 void* cholmod_malloc_faulted_in(std::size_t bytes) {
   void* memory = reserved_factor_values.take(bytes);
   if (!memory) memory = std::malloc(bytes);
