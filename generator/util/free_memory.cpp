@@ -103,8 +103,6 @@ void fault_in_on_every_core(void* memory, std::size_t bytes, std::size_t from_by
 }
 
 WarmBlock::WarmBlock(std::size_t bytes) {
-  const long free_pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (free_pages > 0 && page > 0) bytes = std::min(bytes, static_cast<std::size_t>(free_pages) * page / 2);
   block_ = bytes > 0 ? static_cast<char*>(std::malloc(bytes)) : nullptr;
   if (!block_) return;
   bytes_ = bytes;

@@ -37,7 +37,7 @@ void use_huge_pages_for_large_allocations();
 // A block of memory faulted in on a thread of its own while the caller's thread works on, for
 // one large allocation the caller knows is coming: a single-threaded stage lends the idle core
 // the next stage's first touches (on this kind of virtual machine a host fault per page, up to
-// 2-3 s/GB here). Not more than half of the free physical memory.
+// 2-3 s/GB here). The caller bounds `bytes` by the memory it may use.
 class WarmBlock {
  public:
   explicit WarmBlock(std::size_t bytes);
