@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "modal/memory_estimate.hpp"
+#include "modal/permuted_lower.hpp"
 #include "modal/supernodal_solve.hpp"
 #include "util/error.hpp"
 #include "util/free_memory.hpp"
@@ -56,7 +57,8 @@ cholmod_dense view_dense(const Eigen::MatrixXd& b) {
   return d;
 }
 
-cholmod_sparse view_lower(const SparseMatrix& a) {
+// `sorted`: the rows within each column ascend.
+cholmod_sparse view_lower(const SparseMatrix& a, bool sorted = true) {
   cholmod_sparse s{};
   s.nrow = a.rows();
   s.ncol = a.cols();
@@ -69,7 +71,7 @@ cholmod_sparse view_lower(const SparseMatrix& a) {
   s.itype = CHOLMOD_INT;
   s.xtype = CHOLMOD_REAL;
   s.dtype = CHOLMOD_DOUBLE;
-  s.sorted = 1;
+  s.sorted = sorted ? 1 : 0;
   s.packed = a.isCompressed() ? 1 : 0;
   return s;
 }
@@ -421,12 +423,24 @@ CholmodFactor::CholmodFactor(const SparseMatrix& pattern, const NodeCorners& nod
 
 CholmodFactor::~CholmodFactor() = default;
 
-void CholmodFactor::factorize(const SparseMatrix& lower) {
+void CholmodFactor::factorize(const SparseMatrix& lower) { factorize(lower, nullptr); }
+
+void CholmodFactor::factorize(SparseMatrix&& lower) { factorize(lower, &lower); }
+
+void CholmodFactor::factorize(const SparseMatrix& lower, SparseMatrix* release_after_copy) {
   if (!state_->factor) throw Error("the factorization was released");
+  if (lower.rows() != rows_ || lower.cols() != rows_)
+    throw Error("internal: the matrix factorized is not the size of the one analysed");
   auto& c = state_->common;
+  cholmod_factor* l = state_->factor;
   last_cholmod_error.clear();
-  cholmod_sparse a = view_lower(lower);
   const SingleThreadOpenMpTeams teams;
+  // P A Pᵀ made here, on every core (permuted_lower), and given to the supernodal factorization
+  // itself, which takes it lower-stored as it is; the matrix is then no longer needed.
+  // (Initialized, not assigned: Eigen 3.4's sparse assignment would copy it.)
+  const SparseMatrix permuted = l->is_super ? permuted_lower(lower, static_cast<const int*>(l->Perm)) : SparseMatrix();
+  if (l->is_super && release_after_copy) free_sparse(*release_after_copy);
+  cholmod_sparse a = l->is_super ? view_lower(permuted, /*sorted=*/false) : view_lower(lower);
   // The warmed block for the factor's values, for this factorization only: what it does not
   // take goes back.
   struct Reservation {
@@ -436,10 +450,11 @@ void CholmodFactor::factorize(const SparseMatrix& lower) {
       if (block && !reserved_factor_values.reserve(block, bytes)) std::free(std::exchange(block, nullptr));
     }
     ~Reservation() { std::free(reserved_factor_values.release(block)); }
-  } reservation(std::move(state_->warm_values), state_->factor->xsize * sizeof(double));
-  const int ok = cholmod_factorize(&a, state_->factor, &c);
+  } reservation(std::move(state_->warm_values), l->xsize * sizeof(double));
+  double no_diagonal_shift[2] = {0, 0};
+  const int ok = l->is_super ? cholmod_super_numeric(&a, nullptr, no_diagonal_shift, l, &c) : cholmod_factorize(&a, l, &c);
   if (!ok || c.status < CHOLMOD_OK) throw Error(describe_failure(c.status));
-  if (c.status == CHOLMOD_NOT_POSDEF || state_->factor->minor < static_cast<size_t>(rows_))
+  if (c.status == CHOLMOD_NOT_POSDEF || l->minor < static_cast<size_t>(rows_))
     throw Error(
         "the stiffness matrix could not be factorized (K − σM is not positive definite): the "
         "mesh or the material is broken");

@@ -43,6 +43,9 @@ class CholmodFactor {
   // Numeric factorization of `lower` (same pattern as the analysis). Throws Error when the
   // matrix is not positive definite or memory runs out.
   void factorize(const SparseMatrix& lower);
+  // The same, freeing `lower` as soon as the factorization's own permuted copy of it is made
+  // (it is then no longer needed, and the factor's values are yet to come).
+  void factorize(SparseMatrix&& lower);
   // X = A⁻¹ B for a block of right-hand sides (one pass over the factor for all of them), into
   // `x` (resized when its shape differs). CHOLMOD's solution and workspace are kept between
   // calls: a Lanczos run of same-shaped solves allocates nothing after the first, where fresh
@@ -64,6 +67,7 @@ class CholmodFactor {
 
  private:
   void solve_system(int system, const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const;
+  void factorize(const SparseMatrix& lower, SparseMatrix* release_after_copy);
   struct State;
   std::unique_ptr<State> state_;
   FactorSize size_;

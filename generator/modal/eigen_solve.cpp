@@ -498,8 +498,7 @@ EigenSolution solve_lowest_modes(SparseMatrix&& k, const SparseMatrix& m,
   Progress factor_progress("factorization");
   return_free_memory_to_system();  // what the meshing and assembly freed: the solve is the peak
   const auto factor_start = Clock::now();
-  factor.factorize(shifted);
-  free_sparse(shifted);  // the factor holds what the iteration needs of it
+  factor.factorize(std::move(shifted));  // freed once permuted: the factor holds what the iteration needs of it
   const double factorization_s = seconds_since(factor_start);
   factor_progress.finish(fmt::format("{} DOF", n));
 
