@@ -351,6 +351,8 @@ struct CholmodFactor::State {
   cholmod_common common{};
   cholmod_factor* factor = nullptr;
   std::unique_ptr<WarmBlock> warm_values;  // the factor's values, faulted in during the analysis
+  std::vector<int> order;  // entry k: the row of A the factor takes k-th
+  SparseMatrix permuted;   // P A Pᵀ's lower triangle, kept for factorize() (or empty)
   cholmod_dense *solution = nullptr, *work_y = nullptr, *work_e = nullptr;  // cholmod_solve2's
   std::unique_ptr<SupernodalSolve> parallel_solve;  // the solves in the factor's order
   void free_numeric() {
@@ -377,8 +379,18 @@ std::vector<int> corner_dissection_node_order(const SparseMatrix& pattern_lower,
 
 CholmodFactor::CholmodFactor(const SparseMatrix& pattern, const NodeCorners& node_corners, double memory_limit_bytes)
     : state_(std::make_unique<State>()) {
+  analyse(pattern, nullptr, node_corners, memory_limit_bytes);
+}
+
+CholmodFactor::CholmodFactor(SparseMatrix&& lower, const NodeCorners& node_corners, double memory_limit_bytes)
+    : state_(std::make_unique<State>()) {
+  analyse(lower, &lower, node_corners, memory_limit_bytes);
+}
+
+void CholmodFactor::analyse(const SparseMatrix& lower, SparseMatrix* taken, const NodeCorners& node_corners,
+                            double memory_limit_bytes) {
   use_faulted_in_allocations();
-  rows_ = pattern.rows();
+  rows_ = lower.rows();
   auto& c = state_->common;
   cholmod_start(&c);
   c.error_handler = record_cholmod_error;
@@ -390,12 +402,20 @@ CholmodFactor::CholmodFactor(const SparseMatrix& pattern, const NodeCorners& nod
   c.method[0].ordering = CHOLMOD_AMD;
   c.method[1].ordering = CHOLMOD_METIS;
   last_cholmod_error.clear();
-  cholmod_sparse a = view_lower(pattern);
   double node_fill = 0;
-  std::vector<int> order = node_blocked_ordering(pattern, node_corners, c, node_fill);
+  std::vector<int> order = node_blocked_ordering(lower, node_corners, c, node_fill);
   if (!order.empty()) {
+    // The matrix is put in the order here, on every core (permuted_lower), and analysed as it
+    // then stands: CHOLMOD's analysis of a matrix with a given order made four single-threaded
+    // permuted transposes of its pattern (the sword scan's 1.1-1.3 s of analysis, two thirds of
+    // it first touches of their memory), in its natural order two plain ones. The node order
+    // comes postordered from the node graph's analysis, and a node's three rows follow it, so
+    // the order needs no postorder again. The factorization takes the same permuted matrix.
+    state_->permuted = permuted_lower(lower, order.data());
+    if (taken) free_sparse(*taken);
     c.nmethods = 1;
-    c.method[0].ordering = CHOLMOD_GIVEN;
+    c.method[0].ordering = CHOLMOD_NATURAL;
+    c.postorder = 0;
     // The symbolic analysis runs on one core; the other faults in the factor's values meanwhile:
     // a 3 x 3 block for each nonzero of the node graph's factor, and the supernodes' padding
     // (the sword scan's 439 MB against 9 x 4.92 M doubles, 1.24 times; the block is reserved
@@ -408,9 +428,25 @@ CholmodFactor::CholmodFactor(const SparseMatrix& pattern, const NodeCorners& nod
     if (limit_bytes > 0 && values_bytes <= limit_bytes / 2)
       state_->warm_values = std::make_unique<WarmBlock>(
           static_cast<std::size_t>(std::min(kSupernodalPadding * values_bytes, limit_bytes / 2)));
-    state_->factor = cholmod_analyze_p(&a, order.data(), nullptr, 0, &c);
-  } else {
+    cholmod_sparse a = view_lower(state_->permuted, /*sorted=*/false);
     state_->factor = cholmod_analyze(&a, &c);
+    state_->order = std::move(order);
+    if (!taken) free_sparse(state_->permuted);  // a pattern's values are not the matrix's
+  } else {
+    cholmod_sparse a = view_lower(lower);
+    state_->factor = cholmod_analyze(&a, &c);
+    if (state_->factor && c.status >= CHOLMOD_OK) {
+      const int* perm = static_cast<const int*>(state_->factor->Perm);
+      state_->order.assign(perm, perm + rows_);
+      // What factorize() hands to the factorization (factorize_in_order).
+      if (taken && state_->factor->is_super) {
+        SparseMatrix permuted = permuted_lower(lower, state_->order.data());
+        state_->permuted.swap(permuted);
+        free_sparse(*taken);
+      } else if (taken) {
+        state_->permuted.swap(*taken);
+      }
+    }
   }
   if (!state_->factor || c.status < CHOLMOD_OK) throw Error(describe_failure(c.status));
   const cholmod_factor& l = *state_->factor;
@@ -423,24 +459,36 @@ CholmodFactor::CholmodFactor(const SparseMatrix& pattern, const NodeCorners& nod
 
 CholmodFactor::~CholmodFactor() = default;
 
-void CholmodFactor::factorize(const SparseMatrix& lower) { factorize(lower, nullptr); }
+void CholmodFactor::factorize() {
+  if (state_->permuted.rows() != rows_)
+    throw Error("internal: no matrix kept for the factorization (it was given as a pattern, or factorized)");
+  factorize_in_order(state_->permuted);
+  free_sparse(state_->permuted);
+}
 
-void CholmodFactor::factorize(SparseMatrix&& lower) { factorize(lower, &lower); }
-
-void CholmodFactor::factorize(const SparseMatrix& lower, SparseMatrix* release_after_copy) {
+void CholmodFactor::factorize(const SparseMatrix& lower) {
   if (!state_->factor) throw Error("the factorization was released");
   if (lower.rows() != rows_ || lower.cols() != rows_)
     throw Error("internal: the matrix factorized is not the size of the one analysed");
+  free_sparse(state_->permuted);  // a matrix kept by the constructor is not the one wanted
+  if (!state_->factor->is_super) {
+    factorize_in_order(lower);
+    return;
+  }
+  // Initialized, not assigned: Eigen 3.4's sparse assignment would copy it.
+  const SparseMatrix permuted = permuted_lower(lower, state_->order.data());
+  factorize_in_order(permuted);
+}
+
+// `a`: the lower triangle of P A Pᵀ for the supernodal factor (whose own permutation is then
+// the identity or the one `a` was put in), else A itself for CHOLMOD's simplicial one.
+void CholmodFactor::factorize_in_order(const SparseMatrix& a_lower) {
+  if (!state_->factor) throw Error("the factorization was released");
   auto& c = state_->common;
   cholmod_factor* l = state_->factor;
   last_cholmod_error.clear();
   const SingleThreadOpenMpTeams teams;
-  // P A Pᵀ made here, on every core (permuted_lower), and given to the supernodal factorization
-  // itself, which takes it lower-stored as it is; the matrix is then no longer needed.
-  // (Initialized, not assigned: Eigen 3.4's sparse assignment would copy it.)
-  const SparseMatrix permuted = l->is_super ? permuted_lower(lower, static_cast<const int*>(l->Perm)) : SparseMatrix();
-  if (l->is_super && release_after_copy) free_sparse(*release_after_copy);
-  cholmod_sparse a = l->is_super ? view_lower(permuted, /*sorted=*/false) : view_lower(lower);
+  cholmod_sparse a = view_lower(a_lower, /*sorted=*/!l->is_super);
   // The warmed block for the factor's values, for this factorization only: what it does not
   // take goes back.
   struct Reservation {
@@ -451,6 +499,8 @@ void CholmodFactor::factorize(const SparseMatrix& lower, SparseMatrix* release_a
     }
     ~Reservation() { std::free(reserved_factor_values.release(block)); }
   } reservation(std::move(state_->warm_values), l->xsize * sizeof(double));
+  // The supernodal factorization of the matrix already in the factor's order (CHOLMOD's own
+  // route, cholmod_factorize, would permute it again).
   double no_diagonal_shift[2] = {0, 0};
   const int ok = l->is_super ? cholmod_super_numeric(&a, nullptr, no_diagonal_shift, l, &c) : cholmod_factorize(&a, l, &c);
   if (!ok || c.status < CHOLMOD_OK) throw Error(describe_failure(c.status));
@@ -462,7 +512,16 @@ void CholmodFactor::factorize(const SparseMatrix& lower, SparseMatrix* release_a
 
 void CholmodFactor::release() { state_->free_numeric(); }
 
-void CholmodFactor::solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const { solve_system(CHOLMOD_A, b, x); }
+void CholmodFactor::solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const {
+  const std::vector<int>& order = state_->order;
+  if (b.rows() != rows_) throw Error("internal: a right-hand side of the wrong size");
+  Eigen::MatrixXd b_in_order(b.rows(), b.cols()), x_in_order;
+  for (Eigen::Index k = 0; k < rows_; ++k) b_in_order.row(k) = b.row(order[k]);
+  // CHOLMOD's own solve (one core), against which SupernodalSolve's is tested.
+  solve_system(CHOLMOD_LDLt, b_in_order, x_in_order);
+  x.resize(b.rows(), b.cols());
+  for (Eigen::Index k = 0; k < rows_; ++k) x.row(order[k]) = x_in_order.row(k);
+}
 
 // CHOLMOD_LDLt solves L D Lᵀ x = b without the permutation; for an LLᵀ factor D = I. A
 // supernodal LLᵀ factor (what the analysis asks for) is solved on every core by SupernodalSolve.
@@ -502,12 +561,8 @@ void CholmodFactor::solve_system(int system, const Eigen::MatrixXd& b, Eigen::Ma
 }
 
 Eigen::VectorXi CholmodFactor::order() const {
-  const cholmod_factor* l = state_->factor;
-  if (!l) throw Error("the factorization was released");
-  Eigen::VectorXi out(rows_);
-  const int* perm = static_cast<const int*>(l->Perm);
-  for (Eigen::Index k = 0; k < rows_; ++k) out[k] = perm ? perm[k] : static_cast<int>(k);
-  return out;
+  if (!state_->factor) throw Error("the factorization was released");
+  return Eigen::Map<const Eigen::VectorXi>(state_->order.data(), rows_);
 }
 
 Eigen::MatrixXd symmetric_times(const SparseMatrix& lower, const Eigen::MatrixXd& x) {

@@ -33,6 +33,9 @@ class CholmodFactor {
   // memory available). Throws Error when CHOLMOD fails.
   explicit CholmodFactor(const SparseMatrix& pattern_lower, const NodeCorners& node_corners = {},
                          double memory_limit_bytes = 0);
+  // The same of a matrix taken over: kept in the factor's order for factorize() (and freed
+  // there), the matrix given freed as soon as it is (it is not needed again).
+  CholmodFactor(SparseMatrix&& lower, const NodeCorners& node_corners, double memory_limit_bytes);
   ~CholmodFactor();
   CholmodFactor(const CholmodFactor&) = delete;
   CholmodFactor& operator=(const CholmodFactor&) = delete;
@@ -40,18 +43,14 @@ class CholmodFactor {
   const FactorSize& size() const { return size_; }
   Eigen::Index rows() const { return rows_; }
 
-  // Numeric factorization of `lower` (same pattern as the analysis). Throws Error when the
+  // Numeric factorization of the matrix the constructor took over. Throws Error when the
   // matrix is not positive definite or memory runs out.
+  void factorize();
+  // Numeric factorization of `lower` (same pattern as the analysis), likewise.
   void factorize(const SparseMatrix& lower);
-  // The same, freeing `lower` as soon as the factorization's own permuted copy of it is made
-  // (it is then no longer needed, and the factor's values are yet to come).
-  void factorize(SparseMatrix&& lower);
   // X = A⁻¹ B for a block of right-hand sides (one pass over the factor for all of them), into
-  // `x` (resized when its shape differs). CHOLMOD's solution and workspace are kept between
-  // calls: a Lanczos run of same-shaped solves allocates nothing after the first, where fresh
-  // buffers each time made the kernel map and zero them again (with the Lanczos step's own
-  // fresh blocks, 5.9 M page faults and 15 s of system time on a 581 k DOF sword). So one factor
-  // solves on one thread at a time.
+  // `x`: B put in the factor's order, CHOLMOD's own solve, and back (for tests and occasional
+  // solves: the Lanczos iteration keeps its vectors in the order). One caller at a time.
   void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const;
   // The fill-reducing order: entry k is the row of A the factor takes k-th (L Lᵀ = P A Pᵀ).
   Eigen::VectorXi order() const;
@@ -67,7 +66,9 @@ class CholmodFactor {
 
  private:
   void solve_system(int system, const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const;
-  void factorize(const SparseMatrix& lower, SparseMatrix* release_after_copy);
+  void analyse(const SparseMatrix& lower, SparseMatrix* taken, const NodeCorners& node_corners,
+               double memory_limit_bytes);
+  void factorize_in_order(const SparseMatrix& a_lower);
   struct State;
   std::unique_ptr<State> state_;
   FactorSize size_;

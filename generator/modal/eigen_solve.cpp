@@ -483,11 +483,12 @@ EigenSolution solve_lowest_modes(SparseMatrix&& k, const SparseMatrix& m,
   shifted.swap(k);  // Eigen 3.4's sparse matrices have no move constructor: std::move would copy
   shifted.makeCompressed();
   subtract_scaled_in_place(shifted, options.shift, m);
-  // Symbolic analysis only: the sizes, before committing memory.
-  CholmodFactor factor(shifted, options.node_corners, options.memory_limit_bytes);
+  const auto nonzeros = static_cast<double>(shifted.nonZeros());
+  // Symbolic analysis only: the sizes, before committing memory. The factor takes the matrix
+  // over (in its own order; `shifted` is freed).
+  CholmodFactor factor(std::move(shifted), options.node_corners, options.memory_limit_bytes);
   const double ordering_s = seconds_since(ordering_start);
-  const SolveEstimate estimate = estimate_eigen_solve(n, static_cast<double>(shifted.nonZeros()),
-                                                      factor.size(), expected, b);
+  const SolveEstimate estimate = estimate_eigen_solve(n, nonzeros, factor.size(), expected, b);
   check_memory(estimate, options.memory_limit_bytes);
   if (estimate.time_s() >= options.notice_above_s)
     notice(fmt::format("eigen solve: {}{} DOF, up to {} modes: about {} of memory (factor {}) and {:.0f} s",
@@ -498,7 +499,7 @@ EigenSolution solve_lowest_modes(SparseMatrix&& k, const SparseMatrix& m,
   Progress factor_progress("factorization");
   return_free_memory_to_system();  // what the meshing and assembly freed: the solve is the peak
   const auto factor_start = Clock::now();
-  factor.factorize(std::move(shifted));  // freed once permuted: the factor holds what the iteration needs of it
+  factor.factorize();  // the matrix is freed: the factor holds what the iteration needs of it
   const double factorization_s = seconds_since(factor_start);
   factor_progress.finish(fmt::format("{} DOF", n));
 

@@ -105,19 +105,29 @@ TEST(PermutedLower, RefusesAnOrderThatIsNotAPermutation) {
   EXPECT_THROW(permuted_lower(lower, order.data()), Error);
 }
 
-// The factorization permutes the matrix itself: a matrix handed over is freed, and the factor
-// solves the matrix as given.
-TEST(PermutedLower, FactorizationOfAMatrixHandedOverFreesItAndSolves) {
-  const SparseMatrix lower = random_lower(3000, 12, 9);
-  const SparseMatrix full = symmetric_from_lower(lower);
-  CholmodFactor factor(lower);
-  SparseMatrix handed_over = lower;
-  factor.factorize(std::move(handed_over));
-  EXPECT_EQ(handed_over.nonZeros(), 0);
-  const Eigen::MatrixXd b = Eigen::MatrixXd::Random(3000, 4);
-  Eigen::MatrixXd x;
-  factor.solve(b, x);
-  EXPECT_LT((full * x - b).norm(), 1e-10 * b.norm());
-  // A matrix of another size is refused before anything is read from it.
-  EXPECT_THROW(factor.factorize(random_lower(10, 2, 1)), Error);
+// A factor that takes its matrix over keeps it in its own order for the factorization and frees
+// the one given; it solves the matrix as given, as does a factor analysed from the pattern alone
+// and factorized after, node-blocked (3 rows a node) or not.
+TEST(PermutedLower, AFactorThatTakesItsMatrixOverSolvesIt) {
+  for (int n : {3000, 3001}) {
+    const SparseMatrix lower = random_lower(n, 12, 9);
+    const SparseMatrix full = symmetric_from_lower(lower);
+    SparseMatrix handed_over = lower;
+    CholmodFactor taking(std::move(handed_over), {}, 0);
+    EXPECT_EQ(handed_over.nonZeros(), 0) << n;
+    taking.factorize();
+    EXPECT_THROW(taking.factorize(), Error) << "the matrix kept is factorized once";
+    CholmodFactor from_pattern(lower);
+    EXPECT_THROW(from_pattern.factorize(), Error) << "no matrix kept";
+    from_pattern.factorize(lower);
+    EXPECT_EQ(taking.size().entries, from_pattern.size().entries);
+    const Eigen::MatrixXd b = Eigen::MatrixXd::Random(n, 4);
+    for (const CholmodFactor* factor : {&taking, &from_pattern}) {
+      Eigen::MatrixXd x;
+      factor->solve(b, x);
+      EXPECT_LT((full * x - b).norm(), 1e-10 * b.norm()) << n;
+    }
+    // A matrix of another size is refused before anything is read from it.
+    EXPECT_THROW(taking.factorize(random_lower(10, 2, 1)), Error);
+  }
 }
