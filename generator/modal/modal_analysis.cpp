@@ -69,6 +69,7 @@ ModalAnalysisResult analyze_modes(const FemMesh& mesh, const Material& material,
   options.count = std::min(request.modes, 24) + rigid_expected + 4;
   options.expected_count = request.modes + rigid_expected + 8;  // for the memory estimate
   options.memory_limit_bytes = request.max_memory_bytes;
+  if (!distributed) options.tolerance = kModesResidual;
   if (request.frequencies_only) {
     // A residual ε moves an eigenvalue by at most ε relative (the matrix is symmetric in the
     // M inner product), usually by about ε² over the gap: kFrequenciesOnlyTolerance leaves a
