@@ -71,19 +71,25 @@ std::vector<int> multiplicities(const Eigen::VectorXd& values, double relative) 
   return out;
 }
 
+// How many of the lowest `values` there are up to at most `at_most`, cut at the end of a
+// multiplet (so two solvers both return whole multiplets).
+int whole_multiplets(const Eigen::VectorXd& values, int at_most) {
+  int whole = 0;
+  for (int g : multiplicities(values, 1e-9)) {
+    if (whole + g > at_most) break;
+    whole += g;
+  }
+  return whole;
+}
+
 }  // namespace
 
 TEST(EigenSolve, BlockLanczosMatchesDenseOnACubeWithDegenerateModes) {
   const FemMatrices fem = steel_cube();
   const int count = 60;
   const EigenSolution reference = dense_reference(fem, count + 3);
-  // Cut at the end of a multiplet, so both solvers return whole multiplets.
   const auto groups = multiplicities(reference.eigenvalues, 1e-9);
-  int whole = 0;
-  for (int g : groups) {
-    if (whole + g > count) break;
-    whole += g;
-  }
+  const int whole = whole_multiplets(reference.eigenvalues, count);
   ASSERT_GE(*std::max_element(groups.begin(), groups.end()), 3) << "the cube should have triplets";
   const EigenSolution got = solve_lowest_modes(fem.stiffness, fem.mass, lanczos_options(whole));
   EigenSolution want = reference;
@@ -99,12 +105,7 @@ TEST(EigenSolve, BlockLanczosMatchesDenseOnACubeWithDegenerateModes) {
 TEST(EigenSolve, AnAnalysissResidualKeepsTheFrequenciesToTheDenseDigits) {
   const FemMatrices fem = steel_cube();
   const EigenSolution reference = dense_reference(fem, 40);
-  const auto groups = multiplicities(reference.eigenvalues, 1e-9);
-  int whole = 0;
-  for (int g : groups) {
-    if (whole + g > 36) break;
-    whole += g;
-  }
+  const int whole = whole_multiplets(reference.eigenvalues, 36);
   EigenSolveOptions o = lanczos_options(whole);
   o.tolerance = kModesResidual;
   ASSERT_GT(o.tolerance, EigenSolveOptions{}.tolerance);
@@ -124,12 +125,7 @@ TEST(EigenSolve, AMassWithoutTheNodeStructureGivesTheDenseModesToo) {
     for (SparseMatrix::InnerIterator it(fem.mass, col); it; ++it)
       it.valueRef() *= (it.row() % 3 == 2 ? 1.3 : 1.0) * (it.col() % 3 == 2 ? 1.3 : 1.0);
   const EigenSolution reference = dense_reference(fem, 40);
-  const auto groups = multiplicities(reference.eigenvalues, 1e-9);
-  int whole = 0;
-  for (int g : groups) {
-    if (whole + g > 36) break;
-    whole += g;
-  }
+  const int whole = whole_multiplets(reference.eigenvalues, 36);
   const EigenSolution got = solve_lowest_modes(fem.stiffness, fem.mass, lanczos_options(whole));
   EigenSolution want = reference;
   want.eigenvalues.conservativeResize(whole);
