@@ -438,17 +438,16 @@ void CholmodFactor::analyse(const SparseMatrix& lower, SparseMatrix* taken, cons
     if (state_->factor && c.status >= CHOLMOD_OK) {
       const int* perm = static_cast<const int*>(state_->factor->Perm);
       state_->order.assign(perm, perm + rows_);
-      // What factorize() hands to the factorization (factorize_in_order).
-      if (taken && state_->factor->is_super) {
-        SparseMatrix permuted = permuted_lower(lower, state_->order.data());
+      if (taken) {
+        SparseMatrix permuted = permuted_lower(lower, state_->order.data());  // for factorize()
         state_->permuted.swap(permuted);
         free_sparse(*taken);
-      } else if (taken) {
-        state_->permuted.swap(*taken);
       }
     }
   }
   if (!state_->factor || c.status < CHOLMOD_OK) throw Error(describe_failure(c.status));
+  // CHOLMOD_SUPERNODAL asks for one; the factorization below takes nothing else.
+  if (!state_->factor->is_super) throw Error("internal: CHOLMOD's analysis gave no supernodal factor");
   const cholmod_factor& l = *state_->factor;
   size_.entries = static_cast<double>(l.xsize);
   size_.flops = c.fl;
@@ -471,24 +470,20 @@ void CholmodFactor::factorize(const SparseMatrix& lower) {
   if (lower.rows() != rows_ || lower.cols() != rows_)
     throw Error("internal: the matrix factorized is not the size of the one analysed");
   free_sparse(state_->permuted);  // a matrix kept by the constructor is not the one wanted
-  if (!state_->factor->is_super) {
-    factorize_in_order(lower);
-    return;
-  }
   // Initialized, not assigned: Eigen 3.4's sparse assignment would copy it.
   const SparseMatrix permuted = permuted_lower(lower, state_->order.data());
   factorize_in_order(permuted);
 }
 
-// `a`: the lower triangle of P A Pᵀ for the supernodal factor (whose own permutation is then
-// the identity or the one `a` was put in), else A itself for CHOLMOD's simplicial one.
+// `a_lower`: the lower triangle of P A Pᵀ, P the factor's order (its own permutation is then the
+// identity, or the one `a_lower` was put in).
 void CholmodFactor::factorize_in_order(const SparseMatrix& a_lower) {
   if (!state_->factor) throw Error("the factorization was released");
   auto& c = state_->common;
   cholmod_factor* l = state_->factor;
   last_cholmod_error.clear();
   const SingleThreadOpenMpTeams teams;
-  cholmod_sparse a = view_lower(a_lower, /*sorted=*/!l->is_super);
+  cholmod_sparse a = view_lower(a_lower, /*sorted=*/false);
   // The warmed block for the factor's values, for this factorization only: what it does not
   // take goes back.
   struct Reservation {
@@ -502,7 +497,7 @@ void CholmodFactor::factorize_in_order(const SparseMatrix& a_lower) {
   // The supernodal factorization of the matrix already in the factor's order (CHOLMOD's own
   // route, cholmod_factorize, would permute it again).
   double no_diagonal_shift[2] = {0, 0};
-  const int ok = l->is_super ? cholmod_super_numeric(&a, nullptr, no_diagonal_shift, l, &c) : cholmod_factorize(&a, l, &c);
+  const int ok = cholmod_super_numeric(&a, nullptr, no_diagonal_shift, l, &c);
   if (!ok || c.status < CHOLMOD_OK) throw Error(describe_failure(c.status));
   if (c.status == CHOLMOD_NOT_POSDEF || l->minor < static_cast<size_t>(rows_))
     throw Error(
