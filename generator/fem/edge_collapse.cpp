@@ -66,7 +66,7 @@ double point_triangle_distance(const Eigen::Vector3d& p, const Eigen::Vector3d& 
 
 // The largest dot product of two outward face normals of a tetrahedron (1 for a flat one): the
 // dihedral angle between faces i and j is π − acos(nᵢ·nⱼ), so the largest dihedral angle is
-// that of the largest dot product, with no acos to compare it (six per cell tried: a tenth of a
+// that of the largest dot product, with no acos to compare it (six per cell tried took 8 % of a
 // sword scan's collapse).
 double largest_outward_normal_dot(const Eigen::Vector3d& a, const Eigen::Vector3d& b, const Eigen::Vector3d& c,
                                   const Eigen::Vector3d& d) {

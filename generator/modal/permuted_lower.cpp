@@ -24,7 +24,7 @@ SparseMatrix permuted_lower(const SparseMatrix& lower, const int* order) {
   const long entries = lower.nonZeros();
   constexpr long kEntriesPerPart = 1 << 20;
   const int parts = static_cast<int>(
-      std::clamp<long>(entries / kEntriesPerPart, 1, std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 8)));
+      std::max<long>(1, std::min<long>(std::thread::hardware_concurrency(), entries / kEntriesPerPart)));
   std::vector<int> first_column(static_cast<std::size_t>(parts) + 1, n);
   first_column[0] = 0;
   for (int part = 1, column = 0; part < parts; ++part) {
